@@ -1,0 +1,71 @@
+/** Errors of the session core (spec 01 §11): one class per role, each with a closed list of codes. */
+
+/** Every code a `SessionError` can carry. */
+export type SessionErrorCode =
+  | 'NOT_JSON'
+  | 'INVALID_EVENT'
+  | 'INVALID_SURFACE'
+  | 'INVALID_SEED'
+  | 'INVALID_HEADER'
+  | 'INVALID_SESSION_ID'
+  | 'REENTRANT_APPEND'
+  | 'RESERVED_EVENT'
+  | 'UNKNOWN_EVENT_TYPE'
+  | 'SESSION_ALREADY_EXISTS'
+  | 'ALREADY_ATTACHED'
+  | 'ALREADY_ANNOUNCED'
+  | 'SESSION_NOT_LIVE'
+  | 'SESSION_NOT_FOUND'
+  | 'INVALID_BOUNDARY'
+  | 'SESSION_INVARIANT'
+  | 'MALFORMED_CHUNK_ROW'
+
+/** Codes a fork raises, in the order they are checked (01 §7). */
+export type SessionForkErrorCode = 'SESSION_ALREADY_EXISTS' | 'SESSION_NOT_FOUND' | 'SESSION_NOT_LIVE' | 'INVALID_BOUNDARY'
+
+/** A session-core failure with a code and an exact one-line message; `index` names the seed entry when set. */
+export class SessionError extends Error {
+  declare readonly code: SessionErrorCode
+  readonly index?: number
+
+  constructor(code: SessionErrorCode, message: string, index?: number) {
+    super(message)
+    Object.defineProperty(this, 'code', { value: code, enumerable: true, writable: false })
+    if (index !== undefined) this.index = index
+    this.name = new.target.name
+  }
+}
+
+/** A fork that was refused (01 §7); the parent is untouched and no child remains. */
+export class SessionForkError extends SessionError {
+  declare readonly code: SessionForkErrorCode
+  constructor(code: SessionForkErrorCode, message: string) {
+    super(code, message)
+  }
+}
+
+/** A turn/step/tool relation the invariant companion vetoed (01 §9). */
+export class SessionInvariantError extends SessionError {
+  declare readonly code: 'SESSION_INVARIANT'
+  constructor(sessionId: string, detail: string) {
+    super('SESSION_INVARIANT', `session "${sessionId}" invariant: ${detail}`)
+  }
+}
+
+/** A packed chunk row that does not decode (01 §10). */
+export class ChunkRowError extends SessionError {
+  declare readonly code: 'MALFORMED_CHUNK_ROW'
+  constructor(tag: string, why: string) {
+    super('MALFORMED_CHUNK_ROW', `malformed ${tag} storage row: ${why}`)
+  }
+}
+
+/** Prefix a seed-path message and keep its code, recording the seed index (01 §5.2). */
+export function seedError(error: SessionError, index: number): SessionError {
+  return new SessionError(error.code, `seed event at index ${index}: ${error.message}`, index)
+}
+
+/** Exhaustiveness guard for closed unions. */
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value ${String(value)}`)
+}

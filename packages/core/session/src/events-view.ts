@@ -1,0 +1,80 @@
+/**
+ * The `events` view (spec 01 §3.6): an immutable array view of an append-only log with a fixed length, obtained
+ * in O(1). It is a Proxy over the backing array, so no read ever copies the log.
+ */
+
+/** The canonical array index named by `prop`, or -1. Only digit-led strings can be indexes. */
+function indexOf(prop: string | symbol): number {
+  if (typeof prop !== 'string') return -1
+  const first = prop.charCodeAt(0)
+  if (first < 48 || first > 57) return -1
+  const index = Number(prop)
+  return Number.isSafeInteger(index) && String(index) === prop ? index : -1
+}
+
+function refuse(what: string): never {
+  throw new TypeError(`session events are read-only: cannot ${what}`)
+}
+
+/** The traps shared by every view; each view's length lives on its handler. */
+class ViewHandler<T> implements ProxyHandler<T[]> {
+  constructor(readonly length: number) {}
+
+  get(target: T[], prop: string | symbol, receiver: unknown): unknown {
+    if (prop === 'length') return this.length
+    const index = indexOf(prop)
+    if (index >= 0) return index < this.length ? target[index] : undefined
+    return Reflect.get(target, prop, receiver)
+  }
+
+  has(target: T[], prop: string | symbol): boolean {
+    const index = indexOf(prop)
+    if (index >= 0) return index < this.length
+    return Reflect.has(target, prop)
+  }
+
+  getOwnPropertyDescriptor(target: T[], prop: string | symbol): PropertyDescriptor | undefined {
+    // `length` is non-configurable on the target, so it must be reported as such (and writable, like the target's).
+    if (prop === 'length') return { value: this.length, writable: true, enumerable: false, configurable: false }
+    const index = indexOf(prop)
+    if (index >= 0) {
+      return index < this.length ? { value: target[index], writable: false, enumerable: true, configurable: true } : undefined
+    }
+    return Reflect.getOwnPropertyDescriptor(target, prop)
+  }
+
+  ownKeys(): (string | symbol)[] {
+    const keys: string[] = []
+    for (let i = 0; i < this.length; i++) keys.push(String(i))
+    keys.push('length')
+    return keys
+  }
+
+  set(_target: T[], prop: string | symbol): boolean {
+    return refuse(`set ${String(prop)}`)
+  }
+
+  defineProperty(_target: T[], prop: string | symbol): boolean {
+    return refuse(`define ${String(prop)}`)
+  }
+
+  deleteProperty(_target: T[], prop: string | symbol): boolean {
+    return refuse(`delete ${String(prop)}`)
+  }
+
+  setPrototypeOf(): boolean {
+    return refuse('change the prototype')
+  }
+
+  preventExtensions(): boolean {
+    return refuse('prevent extensions')
+  }
+}
+
+/**
+ * A read-only view of the first `length` entries of `backing`, which must only ever grow. `Array.isArray` is true,
+ * every non-mutating Array method works, and every write throws `TypeError`. The view keeps its length forever.
+ */
+export function eventsView<T>(backing: T[], length: number): readonly T[] {
+  return new Proxy(backing, new ViewHandler<T>(length))
+}

@@ -1,0 +1,100 @@
+/** Identifiers (01 §1.1) and the session header validator (01 §5.6). */
+import { posix, win32 } from 'node:path'
+import { SessionError } from './errors.ts'
+import { snapshotFrozen } from './json.ts'
+import type { CallId as CallIdType, MessageId as MessageIdType, SessionHeader, SessionId as SessionIdType } from './types.ts'
+
+/** The log format version stamped into new headers and required on construction (01 §2.4). */
+export const SESSION_FORMAT_VERSION = 1
+
+/** Brands a string as a `SessionId`; a cast only, with no check (use `isValidSessionId` to check). */
+export function SessionId(id: string): SessionIdType {
+  return id as SessionIdType
+}
+
+/** Brands a string as a `MessageId`; a cast only. */
+export function MessageId(id: string): MessageIdType {
+  return id as MessageIdType
+}
+
+/** Brands a string as a `CallId`; a cast only. */
+export function CallId(id: string): CallIdType {
+  return id as CallIdType
+}
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+
+/** True iff `id` is a string matching `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`, safe as a file name (01 §1.1). */
+export function isValidSessionId(id: unknown): id is SessionIdType {
+  return typeof id === 'string' && SESSION_ID.test(id)
+}
+
+const HEADER_FIELDS = new Set([
+  'version', 'id', 'createdAt', 'cwd', 'parentSession', 'isSeeded', 'seedLength', 'origin', 'delegationDepth',
+  'agentPreset',
+])
+const isNonNegInt = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0
+
+/** The 01 §5.6 message of the first check (2–14) a lossless-JSON plain-object header fails, or `undefined`. */
+function headerProblem(h: Record<string, unknown>, id: string): string | undefined {
+  for (const k of Object.keys(h)) if (!HEADER_FIELDS.has(k)) return `session header has unknown field "${k}"`
+  if (h.version !== SESSION_FORMAT_VERSION) {
+    return `session header version must be ${SESSION_FORMAT_VERSION}, got ${String(h.version)}`
+  }
+  if (h.id !== id) return `session header id "${String(h.id)}" does not match session id "${id}"`
+  if (!isNonNegInt(h.createdAt)) return 'session header createdAt must be a non-negative safe integer'
+  const { cwd } = h
+  if (cwd !== undefined && (typeof cwd !== 'string' || !(posix.isAbsolute(cwd) || win32.isAbsolute(cwd)))) {
+    return 'session header cwd must be an absolute path'
+  }
+  if (h.parentSession !== undefined && !isValidSessionId(h.parentSession)) {
+    return 'session header parentSession must be a valid session id'
+  }
+  if (h.isSeeded !== undefined && typeof h.isSeeded !== 'boolean') return 'session header isSeeded must be a boolean'
+  if (h.seedLength !== undefined && !isNonNegInt(h.seedLength)) {
+    return 'session header seedLength must be a non-negative safe integer'
+  }
+  if (h.origin !== undefined && h.origin !== 'subagent') return 'session header origin must be "subagent"'
+  if (h.delegationDepth !== undefined && !isNonNegInt(h.delegationDepth)) {
+    return 'session header delegationDepth must be a non-negative safe integer'
+  }
+  const { agentPreset } = h
+  if (agentPreset !== undefined && (typeof agentPreset !== 'string' || agentPreset.length === 0)) {
+    return 'session header agentPreset must be a non-empty string'
+  }
+  if (h.isSeeded === true && (h.parentSession === undefined || h.seedLength === undefined)) {
+    return 'seeded session header requires parentSession and seedLength'
+  }
+  if (h.seedLength !== undefined && h.isSeeded !== true) return 'session header seedLength requires isSeeded: true'
+  return undefined
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+function assertId(id: unknown): asserts id is SessionIdType {
+  if (!isValidSessionId(id)) throw new SessionError('INVALID_SESSION_ID', `invalid session id "${String(id)}"`)
+}
+
+/**
+ * Asserts `value` is a valid header for session `id` (01 §5.6 checks 1–14, in order); a header that is not lossless
+ * JSON fails check 1. The value is validated in a frozen copy, so each of its properties is read once.
+ * @throws SessionError `INVALID_SESSION_ID` (checked first), then `INVALID_HEADER`.
+ */
+export function assertSessionHeader(value: unknown, id: SessionIdType): asserts value is SessionHeader {
+  snapshotHeader(value, id)
+}
+
+/**
+ * @internal Validates `value` as the header of session `id` (as `assertSessionHeader`) and returns a deep-frozen plain
+ * copy, keys in the caller's order.
+ * @throws SessionError `INVALID_SESSION_ID`, then `INVALID_HEADER`.
+ */
+export function snapshotHeader(value: unknown, id: SessionIdType): SessionHeader {
+  assertId(id)
+  const copy = snapshotFrozen(value, 1)?.value
+  if (!isPlainObject(copy)) throw new SessionError('INVALID_HEADER', 'session header must be a plain object')
+  const problem = headerProblem(copy, id)
+  if (problem !== undefined) throw new SessionError('INVALID_HEADER', problem)
+  return copy as unknown as SessionHeader
+}

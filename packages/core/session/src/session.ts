@@ -1,0 +1,313 @@
+/**
+ * The `Session` (spec 01 §1.6): one append-only, deeply frozen event log with its surface, derived-message cache
+ * and request folds, plus the §3 append pipeline. Construction (§5) lives in `seed.ts`; the store (§6) attaches a
+ * `SessionLink` when the session is entered.
+ */
+
+import { DerivedMessages } from './derive.ts'
+import { SessionError } from './errors.ts'
+import { eventsView } from './events-view.ts'
+import { snapshotFrozen } from './json.ts'
+import { buildCreated, buildRestored, buildShared, type BuiltSession, type SharedSessionInit } from './seed.ts'
+import { planSurface } from './surface.ts'
+import type {
+  LogAppendOptions, Message, RequestContext, RequestHeader, RestoreInit, SessionEvent, SessionEventMap,
+  SessionEventType, SessionHeader, SessionId, SessionInit, SessionSurface, SurfaceAppendOptions, SurfaceEventType,
+} from './types.ts'
+import { isSurfaceType, isValidEventTypeName, payloadProblem } from './validate.ts'
+
+/** A pre-commit check (§3.4): throw to veto; return a callback to run once the event commits. */
+export type SessionEventCheck = (session: Session, event: SessionEvent) => void | (() => void)
+
+/** @internal What an entered session needs from its store; implemented in `store.ts`. */
+export interface SessionHub {
+  isKnownEventType(type: string): boolean
+  /** The checks in registration order (a snapshot: registering during an append does not affect it). */
+  checks(): readonly SessionEventCheck[]
+  /**
+   * Resolve the `session/event` listeners as Cordis dispatch does (may throw, e.g. from an `internal/dispatch`
+   * hook); each is then called with `this = session`.
+   */
+  resolveEventListeners(session: Session, event: SessionEvent): readonly ((...args: unknown[]) => unknown)[]
+  warn(text: string): void
+  /** Run a detach that was deferred while the session was announcing or appending. */
+  settle(link: SessionLink): void
+}
+
+/** @internal The store entry a session is attached to; `session.link` is undefined while detached. */
+export interface SessionLink {
+  readonly hub: SessionHub
+  announced: boolean
+  announcing: boolean
+  appending: boolean
+  detachRequested: boolean
+}
+
+type AppendOptions<T extends SessionEventType> = T extends SurfaceEventType ? [opts: SurfaceAppendOptions] : [opts?: LogAppendOptions]
+
+function invalidEvent(type: string, detail: string): SessionError {
+  return new SessionError('INVALID_EVENT', `event "${type}": ${detail}`)
+}
+
+/** @internal `String(error)` for messages (01 §0), falling back to the tag of a value that refuses conversion. */
+export function describeError(error: unknown): string {
+  try {
+    return String(error)
+  } catch {
+    return Object.prototype.toString.call(error)
+  }
+}
+
+/** An append-only session log: validated, frozen, surface-tracked; published only while attached to a store. */
+export class Session {
+  /** The session id; equals `header.id`. */
+  readonly id: SessionId
+  /** The validated, frozen header (§5.6). */
+  readonly header: SessionHeader
+  /** The seed length given to this constructor: events before it were never published by this process (§5.5). */
+  readonly firstLiveSeq: number
+  /** The number of leading events inherited from a parent at fork time (§5.5). */
+  readonly inheritedEventCount: number
+  /** @internal The store entry while entered; managed by `SessionStore`. */
+  link: SessionLink | undefined = undefined
+
+  private readonly log: SessionEvent[]
+  private readonly surfaceState: BuiltSession['surface']
+  private readonly derived = new DerivedMessages()
+  private view: readonly SessionEvent[] | undefined = undefined
+  private lastRequestHeader: RequestHeader | undefined
+  private lastRequestContext: RequestContext | undefined
+
+  private constructor(built: BuiltSession) {
+    this.id = built.header.id
+    this.header = built.header
+    this.firstLiveSeq = built.firstLiveSeq
+    this.inheritedEventCount = built.inheritedEventCount
+    this.log = built.log
+    this.surfaceState = built.surface
+    this.lastRequestHeader = built.requestHeader
+    this.lastRequestContext = built.requestContext
+  }
+
+  /**
+   * Build a detached session from an optional seed, snapshotting every event and the header (mode `snapshot`,
+   * §5.1); the seed is reproduced exactly, with no marker added.
+   * @throws SessionError `INVALID_SESSION_ID`, `INVALID_HEADER`, `NOT_JSON`, `INVALID_EVENT`, `INVALID_SURFACE`,
+   * `INVALID_SEED` (seed errors carry `index` and the `seed event at index <i>: ` prefix).
+   */
+  static create(id: SessionId, init?: SessionInit): Session {
+    return new Session(buildCreated(id, init))
+  }
+
+  /**
+   * Rebuild a detached session from a stored log (mode `init.eventState`, §5.1), appending `session/end-seed {}`
+   * unless the log already ends with a marker (§5.4).
+   * @throws SessionError as `create`, plus `INVALID_SEED` for an unfrozen `shared-frozen` event.
+   */
+  static fromRestore(id: SessionId, init: RestoreInit): Session {
+    return new Session(buildRestored(id, init))
+  }
+
+  /**
+   * @internal Build a fork child around `prefix`, the parent's own frozen events taken with no check; only `tail`
+   * (marker and closers) gets the §5.2 checks. `prefixSurface`, when given, is the surface after the prefix.
+   * @throws SessionError as `create`.
+   */
+  static fromShared(id: SessionId, init: SharedSessionInit): Session {
+    return new Session(buildShared(id, init))
+  }
+
+  /** An immutable O(1) view of the log as of now; the same object until the next commit (§3.6). */
+  get events(): readonly SessionEvent[] {
+    return this.view ??= eventsView(this.log, this.log.length)
+  }
+
+  /** The next seq: always `events.length`. */
+  get seq(): number {
+    return this.log.length
+  }
+
+  /** The surface as of now: frozen nodes whose identity changes only when the surface changes (§4). */
+  get surface(): SessionSurface {
+    return this.surfaceState.snapshot()
+  }
+
+  /** The model-visible messages: a fresh array of the stored frozen messages, projected from the nodes (§4.8). */
+  deriveMessages(): Message[] {
+    const surface = this.surfaceState
+    return this.derived.derive(surface.nodes, surface.replaceGeneration, this.log)
+  }
+
+  /** The `header` of the latest `request/header`, frozen, or `undefined`. */
+  requestHeader(): RequestHeader | undefined {
+    return this.lastRequestHeader
+  }
+
+  /** The data of the latest `request/context`, frozen, or `undefined`. */
+  requestContext(): RequestContext | undefined {
+    return this.lastRequestContext
+  }
+
+  /**
+   * Validate, freeze and commit one event (§3.1); on a published session run the checks first and notify the
+   * `session/event` listeners after. Returns the committed frozen event. Any failure leaves no trace.
+   * @throws SessionError `REENTRANT_APPEND`, `RESERVED_EVENT`, `INVALID_EVENT`, `UNKNOWN_EVENT_TYPE`, `NOT_JSON`,
+   * `INVALID_SURFACE`; a check's or an `internal/dispatch` hook's error unchanged.
+   */
+  append<T extends SessionEventType>(type: T, data: SessionEventMap[T], ...opts: AppendOptions<T>): SessionEvent<T>
+  append(type: string, data: unknown, options?: unknown): SessionEvent {
+    const link = this.link
+    const published = link !== undefined && link.announced
+    if (published) {
+      if (link.appending) {
+        throw new SessionError('REENTRANT_APPEND',
+          `session "${this.id}": append cannot reenter while another append is being published`)
+      }
+      if (link.announcing) {
+        throw new SessionError('REENTRANT_APPEND',
+          `session "${this.id}": append cannot run while session/created is being dispatched`)
+      }
+    }
+    if (type === 'session/end-seed') {
+      throw new SessionError('RESERVED_EVENT', 'event "session/end-seed" is written only by session construction')
+    }
+    if (!isValidEventTypeName(type)) throw new SessionError('INVALID_EVENT', `event type "${describeError(type)}" is invalid`)
+    if (link !== undefined && !link.hub.isKnownEventType(type) && !isIgnorable(options)) {
+      throw new SessionError('UNKNOWN_EVENT_TYPE', `event type "${type}" is not registered with the session store; `
+        + 'register it or mark the event ignorable')
+    }
+    const candidate = this.build(type, data, options)
+    const plan = planSurface(this.surfaceState, this.log, candidate)
+    if (!published) {
+      this.commit(candidate, plan)
+      return candidate
+    }
+    link.appending = true
+    try {
+      const hub = link.hub
+      const checks = hub.checks()
+      let callbacks: (() => void)[] | undefined
+      for (let i = 0; i < checks.length; i++) {
+        const callback = checks[i]!(this, candidate)
+        if (typeof callback === 'function') (callbacks ??= []).push(callback)
+      }
+      const listeners = hub.resolveEventListeners(this, candidate)
+      this.commit(candidate, plan)
+      if (callbacks !== undefined) {
+        for (const callback of callbacks) {
+          try {
+            callback()
+          } catch (error) {
+            hub.warn(`session "${this.id}": check commit callback threw: ${describeError(error)}`)
+          }
+        }
+      }
+      for (let i = 0; i < listeners.length; i++) this.notify(hub, listeners[i]!, candidate)
+    } finally {
+      link.appending = false
+      if (link.detachRequested) link.hub.settle(link)
+    }
+    return candidate
+  }
+
+  /** Steps 4–6: options, snapshot and build, then the payload. */
+  private build(type: string, data: unknown, options: unknown): SessionEvent {
+    let ignorable: unknown
+    let surfaceOp: unknown
+    let sources: unknown
+    if (options !== undefined) {
+      if (typeof options !== 'object' || options === null) throw invalidEvent(type, 'append options must be an object')
+      // for-in plus hasOwn: the own enumerable keys, as Object.keys, without allocating them on every append.
+      for (const key in options) {
+        if (key !== 'surfaceOp' && key !== 'sourceEventSeqs' && key !== 'ignorable' && Object.hasOwn(options, key)) {
+          throw invalidEvent(type, `unknown append option "${key}"`)
+        }
+      }
+      ;({ ignorable, surfaceOp, sourceEventSeqs: sources } = options as Record<string, unknown>)
+      if (ignorable !== undefined) {
+        if (ignorable !== true) throw invalidEvent(type, 'ignorable must be true when present')
+        if (isSurfaceType(type)) throw invalidEvent(type, 'surface events cannot be ignorable')
+      }
+    }
+    const snapshot = snapshotFrozen(data, 2)
+    if (snapshot === undefined) throw new SessionError('NOT_JSON', `event "${type}": data is not lossless JSON`)
+    const value = snapshot.value
+    if (surfaceOp !== undefined && surfaceOp !== 'append') surfaceOp = snapshotMeta(type, surfaceOp)
+    if (sources !== undefined) sources = snapshotMeta(type, sources)
+    const log = this.log
+    const seq = log.length
+    const now = Date.now()
+    const last = log[seq - 1]
+    const time = last !== undefined && last.time > now ? last.time : now
+    // One literal per shape keeps the stored events on a few hidden classes (key order as §2.2).
+    let event: object
+    if (surfaceOp === undefined && sources === undefined) {
+      event = ignorable === undefined ? { type, seq, time, data: value } : { type, seq, time, data: value, ignorable: true }
+    } else if (sources === undefined) {
+      event = ignorable === undefined ? { type, seq, time, data: value, surfaceOp }
+        : { type, seq, time, data: value, ignorable: true, surfaceOp }
+    } else if (surfaceOp === undefined) {
+      event = ignorable === undefined ? { type, seq, time, data: value, sourceEventSeqs: sources }
+        : { type, seq, time, data: value, ignorable: true, sourceEventSeqs: sources }
+    } else {
+      event = ignorable === undefined ? { type, seq, time, data: value, surfaceOp, sourceEventSeqs: sources }
+        : { type, seq, time, data: value, ignorable: true, surfaceOp, sourceEventSeqs: sources }
+    }
+    Object.freeze(event)
+    const problem = payloadProblem(type, value)
+    if (problem !== undefined) throw new SessionError('INVALID_EVENT', problem)
+    return event as SessionEvent
+  }
+
+  /** Step 9: push, apply the surface plan, drop the view and advance the request folds. Cannot fail. */
+  private commit(event: SessionEvent, plan: ReturnType<typeof planSurface>): void {
+    this.log.push(event)
+    if (plan !== null) this.surfaceState.apply(plan)
+    this.view = undefined
+    if (event.type === 'request/header') this.lastRequestHeader = event.data.header
+    else if (event.type === 'request/context') this.lastRequestContext = event.data
+  }
+
+  /** Step 11 for one listener: failures are contained and logged. */
+  private notify(hub: SessionHub, listener: (...args: unknown[]) => unknown, event: SessionEvent): void {
+    try {
+      const result = listener.call(this, this, event)
+      if (isThenable(result)) {
+        result.then(undefined, (error: unknown) => {
+          hub.warn(`session "${this.id}": session/event listener rejected: ${describeError(error)}`)
+        })
+      }
+    } catch (error) {
+      hub.warn(`session "${this.id}": session/event listener threw: ${describeError(error)}`)
+    }
+  }
+
+  /** @internal The index of the first seed event (below `firstLiveSeq`) that matches `predicate`, or -1. */
+  findSeedEvent(predicate: (event: SessionEvent) => boolean): number {
+    const log = this.log
+    for (let i = 0; i < this.firstLiveSeq; i++) if (predicate(log[i]!)) return i
+    return -1
+  }
+
+  /** @internal The first `end` stored events as a plain array (the parent's frozen objects), for a live fork. */
+  sharedPrefix(end: number): SessionEvent[] {
+    return this.log.slice(0, end)
+  }
+}
+
+function snapshotMeta(type: string, value: unknown): unknown {
+  const snapshot = snapshotFrozen(value, 2)
+  if (snapshot === undefined) throw new SessionError('NOT_JSON', `event "${type}": surface metadata is not lossless JSON`)
+  return snapshot.value
+}
+
+function isIgnorable(options: unknown): boolean {
+  return typeof options === 'object' && options !== null && (options as LogAppendOptions).ignorable === true
+}
+
+/** @internal True for a value whose `then` is callable. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null
+    && typeof (value as { then?: unknown }).then === 'function'
+}
+

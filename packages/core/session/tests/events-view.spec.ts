@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest'
+import { Session } from '../src/index.ts'
+import { appendAs, sid } from './harness.ts'
+
+function withEvents(count: number): Session {
+  const s = Session.create(sid('s'))
+  for (let i = 0; i < count; i++) appendAs(s, 'plugin/x', { i })
+  return s
+}
+
+describe('the events view', () => {
+  it('S-046 the view keeps its identity until an append, and an older view keeps its length', () => {
+    const s = withEvents(2)
+    const view = s.events
+    expect(s.events).toBe(view)
+    s.deriveMessages()
+    void s.surface
+    expect(s.events).toBe(view)
+    appendAs(s, 'plugin/x', {})
+    const next = s.events
+    expect(next).not.toBe(view)
+    expect([view.length, next.length]).toEqual([2, 3])
+    expect(view[2]).toBeUndefined()
+    expect(2 in view).toBe(false)
+    expect([...view]).toEqual([next[0], next[1]])
+    expect(Object.keys(view)).toEqual(['0', '1'])
+  })
+
+  it('S-047 the view is an array that refuses every write and supports every read', () => {
+    const s = withEvents(3)
+    const view = s.events
+    expect(Array.isArray(view)).toBe(true)
+    const writes: (() => unknown)[] = [
+      () => (view as unknown[]).push(1),
+      () => { (view as unknown[])[0] = 1 },
+      () => { (view as unknown[])[3] = 1 },
+      () => { (view as unknown[]).length = 0 },
+      () => Object.defineProperty(view, 'x', { value: 1 }),
+      () => delete (view as unknown[])[0],
+      () => (view as unknown[]).sort(),
+      () => Object.freeze(view),
+    ]
+    for (const write of writes) expect(write).toThrow(TypeError)
+    expect(view.length).toBe(3)
+    expect(view.slice(1).map(e => e.seq)).toEqual([1, 2])
+    expect(view.map(e => e.seq)).toEqual([0, 1, 2])
+    expect(view.findLast(e => e.seq < 2)?.seq).toBe(1)
+    expect([...view]).toHaveLength(3)
+    expect(view.at(-1)).toBe(view[2])
+    expect(JSON.parse(JSON.stringify(view))).toEqual([...view])
+    expect(Object.getPrototypeOf(view)).toBe(Array.prototype)
+    expect(structuredClone([...view])).toEqual([...view])
+  })
+
+  it('S-048 reading the view after each of 100,000 appends never copies the log', () => {
+    const LONG = 1000
+    const proto = Array.prototype as unknown as Record<PropertyKey, (...args: unknown[]) => unknown>
+    const originals = { slice: proto['slice']!, concat: proto['concat']!, iterator: proto[Symbol.iterator]!, from: Array.from }
+    const counts = { slice: 0, concat: 0, iterator: 0, from: 0 }
+    const isLong = (value: unknown): boolean => {
+      try {
+        return typeof value === 'object' && value !== null && (value as { length?: unknown }).length as number >= LONG
+      } catch {
+        return false
+      }
+    }
+    proto['slice'] = function (this: unknown, ...args: unknown[]) {
+      if (isLong(this)) counts.slice++
+      return originals.slice.apply(this, args)
+    }
+    proto['concat'] = function (this: unknown, ...args: unknown[]) {
+      if (isLong(this)) counts.concat++
+      return originals.concat.apply(this, args)
+    }
+    proto[Symbol.iterator] = function (this: unknown) {
+      if (isLong(this)) counts.iterator++
+      return originals.iterator.call(this)
+    }
+    Array.from = function (this: unknown, ...args: unknown[]) {
+      if (isLong(args[0])) counts.from++
+      return (originals.from as (...a: unknown[]) => unknown).apply(this, args)
+    } as typeof Array.from
+    try {
+      const s = Session.create(sid('big'))
+      let last: unknown
+      for (let i = 0; i < 100_000; i++) {
+        appendAs(s, 'plugin/x', {})
+        const events = s.events
+        if (events.length !== i + 1) throw new Error(`length ${events.length} after ${i + 1} appends`)
+        last = events[events.length - 1]
+      }
+      expect(last).toBe(s.events.at(-1))
+      expect(counts).toEqual({ slice: 0, concat: 0, iterator: 0, from: 0 })
+      // The spies do see a copy when one is made.
+      void [...s.events]
+      s.events.slice()
+      expect(counts.iterator).toBe(1)
+      expect(counts.slice).toBe(1)
+    } finally {
+      proto['slice'] = originals.slice
+      proto['concat'] = originals.concat
+      proto[Symbol.iterator] = originals.iterator
+      Array.from = originals.from
+    }
+  })
+})
