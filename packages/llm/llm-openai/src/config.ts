@@ -1,0 +1,42 @@
+/** Configuration of the OpenAI-compatible adapter (spec 03 §3.4). */
+
+import Schema from '@deepseek-ai/schemastery'
+
+/** What the adapter knows about one served model. */
+export interface ModelEntry {
+  id: string
+  contextWindow?: number
+  maxTokens?: number
+}
+
+/** The resolved configuration (README, "Config"). */
+export interface Config {
+  provider: string
+  baseUrl: string
+  apiKey?: string
+  apiKeyEnv: string
+  models?: ModelEntry[]
+  headers?: Record<string, string>
+  timeoutMs: number
+  maxTokensField: 'max_tokens' | 'max_completion_tokens'
+}
+
+/** The configuration as written: only `baseUrl` is required. */
+export type ConfigInput = Partial<Config> & Pick<Config, 'baseUrl'>
+
+/** Validates the configuration and applies the defaults of the README's Config table. */
+export const Config: Schema<ConfigInput, Config> = Schema.object({
+  provider: Schema.string().min(1).default('openai').description('Provider name the adapter registers under.'),
+  baseUrl: Schema.string().pattern(/^https?:\/\/[^/]/).required().description('API root, e.g. https://api.openai.com/v1.'),
+  apiKey: Schema.string().description('API key; when absent the environment variable `apiKeyEnv` is read.'),
+  apiKeyEnv: Schema.string().default('OPENAI_API_KEY').description('Environment variable holding the API key.'),
+  models: Schema.array(Schema.object({
+    id: Schema.string().required(),
+    contextWindow: Schema.natural().min(1),
+    maxTokens: Schema.natural().min(1),
+  })).description('Models with known context windows and output limits.'),
+  headers: Schema.dict(Schema.string()).description('Extra request headers.'),
+  timeoutMs: Schema.natural().min(1).default(120000).description('Longest wait for the next bytes from the server.'),
+  maxTokensField: Schema.union(['max_tokens', 'max_completion_tokens']).default('max_tokens')
+    .description('Body field carrying `maxTokens`.'),
+})

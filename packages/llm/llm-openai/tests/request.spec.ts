@@ -1,0 +1,101 @@
+import type { CallId, Message, MessageId } from '@logbook/session'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { ConfigInput } from '../src/index.ts'
+import { boot, collect, req } from './helpers.ts'
+import { data, delta, sseHead, startServer } from './server.ts'
+
+let close: (() => Promise<void>) | undefined
+afterEach(async () => {
+  await close?.()
+  close = undefined
+})
+
+async function capture(config: Omit<ConfigInput, 'baseUrl'>, request = req()) {
+  const server = await startServer(res => {
+    sseHead(res)
+    res.end(data(delta({ content: 'ok' }, 'stop')) + 'data: [DONE]\n\n')
+  })
+  close = server.close
+  const app = await boot({ ...config, baseUrl: `${server.baseUrl}/` })
+  const chunks = await collect(app.llm.stream(request))
+  expect(chunks[chunks.length - 1]).toEqual({ type: 'finish', reason: 'stop' })
+  return server.requests[0]!
+}
+
+const id = (value: string) => value as MessageId
+const call = 'call_1' as CallId
+const messages: Message[] = [
+  { id: id('u1'), role: 'user', source: { kind: 'user' }, content: [{ type: 'text', text: 'Look at' }, { type: 'image', image: { uri: 'file:///a.png', mediaType: 'image/png' } }, { type: 'text', text: 'this' }] },
+  {
+    id: id('a1'), role: 'assistant', source: { kind: 'model', provider: 'openai', model: 'gpt-test' },
+    content: [{ type: 'reasoning', text: 'secret thoughts' }, { type: 'text', text: 'Reading.' }, { type: 'tool-call', id: call, name: 'read', arguments: '{"p":1}' }],
+  },
+  { id: id('r1'), role: 'user', source: { kind: 'tool', callId: call }, content: [{ type: 'tool-result', toolCallId: call, content: [{ type: 'text', text: 'file body' }] }] },
+  { id: id('a2'), role: 'assistant', source: { kind: 'model', provider: 'openai', model: 'gpt-test' }, content: [{ type: 'tool-call', id: 'call_2' as CallId, name: 'ls', arguments: '{}' }] },
+  { id: id('s1'), role: 'system', source: { kind: 'system' }, content: [{ type: 'text', text: 'late' }, { type: 'text', text: 'note' }] },
+]
+
+describe('@logbook/llm-openai request', () => {
+  it('L-088 path, stream, include_usage, max_tokens, tools and messages mapping; Authorization with a key', async () => {
+    const tools = [{ name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { p: { type: 'number' } } } }]
+    const received = await capture({ apiKey: 'sk-test', headers: { 'X-Extra': 'yes' } }, req({
+      config: { provider: 'openai', model: 'gpt-test', maxTokens: 256 },
+      system: 'Be brief.',
+      messages,
+      tools,
+    }))
+    expect(received.method).toBe('POST')
+    expect(received.path).toBe('/v1/chat/completions')
+    expect(received.headers.authorization).toBe('Bearer sk-test')
+    expect(received.headers['content-type']).toBe('application/json')
+    expect(received.headers['x-extra']).toBe('yes')
+    expect(received.body).toEqual({
+      model: 'gpt-test',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Look at\n[image omitted]\nthis' },
+        { role: 'assistant', content: 'Reading.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read', arguments: '{"p":1}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: 'file body' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_2', type: 'function', function: { name: 'ls', arguments: '{}' } }] },
+        { role: 'system', content: 'late\nnote' },
+      ],
+      stream: true,
+      stream_options: { include_usage: true },
+      tools: [{ type: 'function', function: tools[0] }],
+      max_tokens: 256,
+    })
+  })
+
+  it('L-088 no key → no Authorization header; the key may come from the apiKeyEnv variable', async () => {
+    const variable = 'LOGBOOK_OPENAI_TEST_KEY'
+    delete process.env[variable]
+    const without = await capture({ apiKeyEnv: variable })
+    expect(without.headers.authorization).toBeUndefined()
+    expect(without.body).toEqual({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } })
+    await close?.()
+    process.env[variable] = 'sk-env'
+    try {
+      const withEnv = await capture({ apiKeyEnv: variable })
+      expect(withEnv.headers.authorization).toBe('Bearer sk-env')
+    } finally {
+      delete process.env[variable]
+    }
+  })
+
+  it('maxTokensField max_completion_tokens carries maxTokens under that name', async () => {
+    const received = await capture({ maxTokensField: 'max_completion_tokens' }, req({ config: { provider: 'openai', model: 'o', maxTokens: 99 } }))
+    expect(received.body).toMatchObject({ max_completion_tokens: 99 })
+    expect(received.body).not.toHaveProperty('max_tokens')
+  })
+
+  it('reports configured model facts through ctx.llm.modelInfo', async () => {
+    const app = await boot({ baseUrl: 'http://127.0.0.1:9/v1', models: [{ id: 'local', contextWindow: 32768, maxTokens: 4096 }, { id: 'bare' }] })
+    expect(app.llm.modelInfo('openai', 'local')).toEqual({ contextWindow: 32768, maxTokens: 4096 })
+    expect(app.llm.modelInfo('openai', 'bare')).toEqual({})
+    expect(app.llm.modelInfo('openai', 'other')).toBeUndefined()
+  })
+
+  it('a baseUrl that is not http(s) fails the plugin at load', async () => {
+    await expect(boot({ baseUrl: 'ftp://example' })).rejects.toThrow('baseUrl')
+  })
+})
