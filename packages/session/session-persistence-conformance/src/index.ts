@@ -1,0 +1,18 @@
+/**
+ * `@logbook/session-persistence-conformance` (private, spec 02 §9): one contract suite run against every persistence
+ * backend. A backend's `tests/conformance.spec.ts` calls `runSessionPersistenceConformance` with a fixture factory
+ * and capability flags; see the README.
+ */
+
+export { OPERATIONS, runSessionPersistenceConformance } from './run.ts'
+export type {
+  Awaitable,
+  ConformanceCapabilities,
+  ConformanceOptions,
+  DamageKit,
+  LockHolderRecord,
+  OperationName,
+  StoreFixture,
+  WorkerSpec,
+} from './types.ts'
+export type { CrashPlan, LiveAppend, WireError, WorkerInit, WorkerMessage, WorkerNotice, WorkerReply, WorkerRequest } from './worker/protocol.ts'

@@ -1,0 +1,284 @@
+/**
+ * `SessionHandle` (spec 02 §1.2): one stored session opened for read or write. Calls on one handle run in call order;
+ * storage operations go through the coordinator's per-id FIFO. A write handle holds a claim and the lock.
+ */
+import {
+  assertSessionEvent,
+  type SessionEvent,
+  type SessionHeader,
+  type SessionSeedEventState,
+} from '@logbook/session'
+import type { LockToken, PersistenceBackend } from './backend.ts'
+import type { Claim, ClaimHolder, ClaimTable } from './claims.ts'
+import { readStored } from './classify.ts'
+import { SessionPersistenceError } from './errors.ts'
+import { encodeBatch } from './record-codec.ts'
+import type {
+  AppendResult,
+  OpenMode,
+  OperationOptions,
+  PersistenceCommittedEvent,
+  RecoveryReport,
+  SessionHandle,
+} from './types.ts'
+import { describe, invalidArgument, signalOf, throwIfAborted } from './util.ts'
+
+/** What a handle needs from its coordinator. */
+export interface HandleHost {
+  readonly backend: PersistenceBackend<unknown, LockToken>
+  readonly packChunks: boolean
+  readonly claims: ClaimTable
+  readonly handles: Set<HandleImpl>
+  /** Throws `PERSISTENCE_DISPOSED` after teardown began. */
+  assertNotDisposed(): void
+  serial<T>(id: string, task: () => Promise<T>): Promise<T>
+  track<T>(promise: Promise<T>): Promise<T>
+  isKnownType(type: string): boolean
+  committed(event: PersistenceCommittedEvent): void
+}
+
+/** How a handle starts. */
+export interface HandleInit {
+  readonly id: string
+  readonly mode: OpenMode
+  readonly header: SessionHeader
+  readonly nextSeq: number
+  readonly revision: string | null
+  /** `undefined` on a `create` handle until its first append materialises the session. */
+  readonly incarnation: string | undefined
+  readonly eventState: SessionSeedEventState
+  readonly recovery: RecoveryReport
+  /** Write handles: `open`'s decoded events, handed over by the first `read`. */
+  readonly retained?: SessionEvent[]
+  readonly claim?: Claim
+  readonly token?: LockToken
+}
+
+type HandleState = 'open' | 'handed-off' | 'adopted' | 'closed'
+
+const isSeqArgument = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+
+function closedError(id: string): SessionPersistenceError {
+  return new SessionPersistenceError('SESSION_HANDLE_CLOSED', `session "${id}": the handle is closed`, { sessionId: id })
+}
+
+/** The one `SessionHandle` implementation. */
+export class HandleImpl implements SessionHandle, ClaimHolder {
+  readonly id: string
+  readonly mode: OpenMode
+  readonly header: SessionHeader
+  readonly inheritedEventCount: number
+  readonly eventState: SessionSeedEventState
+  readonly recovery: RecoveryReport
+  nextSeq: number
+  revision: string | null
+  /** The last stored event this handle saw or wrote (what a binding compares, §2.1 case 1). */
+  lastEvent: SessionEvent | undefined
+  readonly claim: Claim | undefined
+  readonly token: LockToken | undefined
+  private incarnation: string | undefined
+  private state: HandleState = 'open'
+  private retained: SessionEvent[] | undefined
+  private tail: Promise<unknown> = Promise.resolve()
+  private closing: Promise<void> | undefined
+
+  constructor(private readonly host: HandleHost, init: HandleInit) {
+    this.id = init.id
+    this.mode = init.mode
+    this.header = init.header
+    this.inheritedEventCount = init.header.isSeeded === true ? init.header.seedLength ?? 0 : 0
+    this.eventState = init.eventState
+    this.recovery = init.recovery
+    this.nextSeq = init.nextSeq
+    this.revision = init.revision
+    this.incarnation = init.incarnation
+    this.retained = init.retained
+    this.lastEvent = init.retained?.at(-1)
+    this.claim = init.claim
+    this.token = init.token
+    host.handles.add(this)
+  }
+
+  get durableCursor(): number {
+    return this.nextSeq
+  }
+
+  get lockToken(): LockToken | undefined {
+    return this.token
+  }
+
+  private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(task)
+    this.tail = run.catch(() => undefined) // ordering only: the caller receives the rejection
+    return this.host.track(run)
+  }
+
+  private check(opts: OperationOptions | undefined, writing: boolean): AbortSignal {
+    this.host.assertNotDisposed()
+    const signal = signalOf(opts)
+    throwIfAborted(signal)
+    if (writing && this.mode === 'read') {
+      throw new SessionPersistenceError('HANDLE_READ_ONLY', `session "${this.id}": the handle is read-only`, { sessionId: this.id })
+    }
+    if (this.state !== 'open') throw closedError(this.id)
+    return signal
+  }
+
+  /** Valid stored events from `fromSeq`. @throws `INVALID_ARGUMENT`, `SESSION_CONFLICT`, `SESSION_HANDLE_CLOSED`. */
+  async read(fromSeq: number = 0, opts?: OperationOptions): Promise<SessionEvent[]> {
+    const signal = this.check(opts, false)
+    if (!isSeqArgument(fromSeq)) throw invalidArgument(`fromSeq must be a non-negative safe integer, got ${describe(fromSeq)}`, this.id)
+    return this.enqueue(async () => {
+      this.host.assertNotDisposed()
+      throwIfAborted(signal)
+      const retained = this.retained
+      if (retained !== undefined) {
+        this.retained = undefined
+        return fromSeq === 0 ? retained : retained.slice(fromSeq)
+      }
+      if (this.revision === null) return [] // a create handle before its first append: nothing stored
+      const { backend } = this.host
+      const scan = await this.host.serial(this.id, () => backend.scan(this.id, fromSeq > 0 ? { fromSeq } : {}, signal))
+      throwIfAborted(signal)
+      if (scan === undefined || (this.incarnation !== undefined && scan.incarnation !== this.incarnation)) {
+        throw new SessionPersistenceError('SESSION_CONFLICT', `session "${this.id}" was deleted or re-created since it was opened`, {
+          sessionId: this.id,
+        })
+      }
+      const state = readStored(this.id, scan, type => this.host.isKnownType(type))
+      if (this.mode === 'read') {
+        this.nextSeq = state.nextSeq
+        this.revision = scan.revision
+      }
+      const skip = Math.max(0, fromSeq - state.startSeq)
+      return skip === 0 ? state.events : state.events.slice(skip)
+    })
+  }
+
+  /**
+   * Store `events` durably at `nextSeq`; validated and serialised before the first await.
+   * @throws `HANDLE_READ_ONLY`, `INVALID_ARGUMENT`, `SESSION_CONFLICT`, `SESSION_LOCKED`, `STORE_IO`.
+   */
+  async append(events: readonly SessionEvent[], opts?: OperationOptions): Promise<AppendResult> {
+    const signal = this.check(opts, true)
+    if (!Array.isArray(events)) throw invalidArgument('append expects an array of events', this.id)
+    if (events.length === 0) return { nextSeq: this.nextSeq, revision: this.revision }
+    const batch = events.slice()
+    for (let i = 0; i < batch.length; i++) this.validate(batch[i], i)
+    const records = encodeBatch(batch, this.host.packChunks)
+    return this.enqueue(async () => {
+      this.host.assertNotDisposed()
+      throwIfAborted(signal)
+      const fromSeq = this.nextSeq
+      for (let i = 0; i < batch.length; i++) {
+        const actual = batch[i]!.seq
+        if (actual !== fromSeq + i) {
+          throw new SessionPersistenceError(
+            'SESSION_CONFLICT',
+            `session "${this.id}": event at index ${i} has seq ${actual}; expected ${fromSeq + i}`,
+            { sessionId: this.id, details: { index: i, expected: fromSeq + i, actual } },
+          )
+        }
+      }
+      const lazy = this.revision === null
+      if (lazy) this.checkLineage(batch)
+      const { backend } = this.host
+      const token = this.token!
+      const revision = this.revision
+      const result = await this.host.serial(this.id, () => lazy
+        ? backend.materialize(token, this.header, records, signal)
+        : backend.append(token, { nextSeq: fromSeq, revision: revision! }, records, signal))
+      this.nextSeq = result.nextSeq
+      this.revision = result.revision
+      if (result.incarnation !== undefined) this.incarnation = result.incarnation
+      this.lastEvent = batch.at(-1)
+      this.retained = undefined
+      this.host.committed({
+        sessionId: this.id,
+        source: 'handle',
+        fromSeq,
+        toSeq: result.nextSeq,
+        events: batch,
+        revision: result.revision,
+        physicalLength: result.physicalLength,
+        ownerId: this.claim!.owner.ownerId,
+      })
+      return { nextSeq: result.nextSeq, revision: result.revision }
+    })
+  }
+
+  private validate(event: unknown, index: number): void {
+    const e = event as { seq?: unknown; type?: unknown; ignorable?: unknown } | null
+    const seq = typeof e === 'object' && e !== null ? describe(e.seq) : 'none'
+    const type = typeof e === 'object' && e !== null ? describe(e.type) : 'none'
+    const where = `event at index ${index} (seq ${seq}, type ${type})`
+    try {
+      assertSessionEvent(event)
+    } catch (error) {
+      throw invalidArgument(`${where}: ${describe(error)}`, this.id, error)
+    }
+    const valid = event as SessionEvent
+    if (valid.ignorable !== true && !this.host.isKnownType(valid.type)) {
+      throw invalidArgument(`${where}: type is not registered with the session store and the event is not ignorable`, this.id)
+    }
+  }
+
+  /** A seeded session's first batch must hold its lineage marker (§4.1). */
+  private checkLineage(batch: readonly SessionEvent[]): void {
+    if (this.header.isSeeded !== true) return
+    const at = this.header.seedLength ?? 0
+    const marker = batch[at] as { type?: string; data?: { inherited?: unknown } } | undefined
+    if (marker?.type !== 'session/end-seed' || marker.data?.inherited !== true) {
+      throw invalidArgument(`the first batch of a seeded session must hold session/end-seed {inherited: true} at seq ${at}`, this.id)
+    }
+  }
+
+  /** Let the next binding of this id adopt the handle (§2.1 case 1). @throws `HANDLE_READ_ONLY`, `SESSION_HANDLE_CLOSED`. */
+  handOff(): void {
+    this.check(undefined, true)
+    this.state = 'handed-off'
+    this.claim!.handedOff = this
+  }
+
+  /** @internal A binding adopted this handle: `close()` becomes a no-op; the writer owns claim and lock now. */
+  adopt(): void {
+    this.state = 'adopted'
+    this.retained = undefined
+    this.host.handles.delete(this)
+  }
+
+  /** @internal Resolves once every queued call settled. */
+  idle(): Promise<unknown> {
+    return this.tail
+  }
+
+  /** Idempotent: waits for in-flight appends, then releases lock and claim (unless a session adopted the handle). */
+  close(): Promise<void> {
+    if (this.state === 'adopted') return Promise.resolve()
+    if (this.closing === undefined) {
+      this.state = 'closed'
+      if (this.claim !== undefined && this.claim.handedOff === this) this.claim.handedOff = undefined
+      this.closing = this.host.track(this.release())
+    }
+    return this.closing
+  }
+
+  private async release(): Promise<void> {
+    try {
+      await this.tail
+      const { claim, token } = this
+      if (claim === undefined || claim.released) return
+      try {
+        if (token !== undefined) await this.host.serial(this.id, () => this.host.backend.unlock(token, new AbortController().signal))
+      } finally {
+        this.host.claims.release(claim)
+      }
+    } finally {
+      this.host.handles.delete(this)
+    }
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close()
+  }
+}

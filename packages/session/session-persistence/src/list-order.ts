@@ -1,0 +1,75 @@
+/**
+ * Listing order and keyset paging (spec 02 §1.3): `updatedAt` descending, then id by UTF-8 bytes ascending; cursors
+ * encode the last item's `(updatedAt, id)` and a hash of the filters. Backends that sort in memory (memory, JSONL)
+ * use `compareSummaries`, `matchesQuery` and `pageOf`.
+ *
+ * STABLE INTERFACE — helpers J and Q use these helpers.
+ */
+import { createHash } from 'node:crypto'
+import type { BackendListQuery } from './backend.ts'
+import type { ListQuery, SessionSummary } from './types.ts'
+import { invalidArgument } from './util.ts'
+
+/** Compare two ids by their UTF-8 bytes (valid ids are ASCII, so code-unit order is byte order). */
+export function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/** Listing order: `updatedAt` descending, then id ascending by UTF-8 bytes. */
+export function compareSummaries(
+  a: { readonly updatedAt: number; readonly id: string },
+  b: { readonly updatedAt: number; readonly id: string },
+): number {
+  return b.updatedAt - a.updatedAt || compareIds(a.id, b.id)
+}
+
+/** True iff `summary` passes the query's filters and lies strictly after its keyset position. */
+export function matchesQuery(summary: SessionSummary, query: BackendListQuery): boolean {
+  const { header } = summary
+  if (query.cwd !== undefined && header.cwd !== query.cwd) return false
+  if (query.parentSession === null && header.parentSession !== undefined) return false
+  if (typeof query.parentSession === 'string' && header.parentSession !== query.parentSession) return false
+  if (query.updatedAfter !== undefined && !(summary.updatedAt > query.updatedAfter)) return false
+  if (query.after !== undefined && compareSummaries(summary, query.after) <= 0) return false
+  return true
+}
+
+/** The page of `query` from every stored summary (any order): filter, sort, cut at `limit`. */
+export function pageOf(all: Iterable<SessionSummary>, query: BackendListQuery): { items: SessionSummary[]; hasMore: boolean } {
+  const matching: SessionSummary[] = []
+  for (const summary of all) if (matchesQuery(summary, query)) matching.push(summary)
+  matching.sort(compareSummaries)
+  return { items: matching.slice(0, query.limit), hasMore: matching.length > query.limit }
+}
+
+/** Hash of the filters a cursor is bound to (limit excluded: page size may change between pages). */
+export function filterHash(query: Pick<ListQuery, 'cwd' | 'parentSession' | 'updatedAfter'>): string {
+  const key = JSON.stringify([
+    query.cwd === undefined ? 0 : [query.cwd],
+    query.parentSession === undefined ? 0 : [query.parentSession],
+    query.updatedAfter === undefined ? 0 : [query.updatedAfter],
+  ])
+  return createHash('sha256').update(key).digest('hex').slice(0, 16)
+}
+
+/** The opaque cursor after `last` for the filters hashed as `hash`. */
+export function encodeCursor(last: { readonly updatedAt: number; readonly id: string }, hash: string): string {
+  return Buffer.from(JSON.stringify({ v: 1, u: last.updatedAt, i: last.id, h: hash })).toString('base64url')
+}
+
+/** Decode a cursor issued for the same filters. @throws `INVALID_ARGUMENT` when malformed or reused with other filters. */
+export function decodeCursor(cursor: string, hash: string): { updatedAt: number; id: string } {
+  let value: unknown
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+  } catch {
+    throw invalidArgument(`malformed list cursor ${JSON.stringify(cursor)}`)
+  }
+  const v = value as { v?: unknown; u?: unknown; i?: unknown; h?: unknown } | null
+  if (typeof v !== 'object' || v === null || v.v !== 1 || !Number.isSafeInteger(v.u) || typeof v.i !== 'string'
+    || typeof v.h !== 'string' || Buffer.from(cursor, 'base64url').toString('base64url') !== cursor) {
+    throw invalidArgument(`malformed list cursor ${JSON.stringify(cursor)}`)
+  }
+  if (v.h !== hash) throw invalidArgument('list cursor was issued for other filters')
+  return { updatedAt: v.u as number, id: v.i }
+}

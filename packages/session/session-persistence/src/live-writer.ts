@@ -1,0 +1,319 @@
+/**
+ * Write-behind of one live `Session` object (spec 02 §2): the fixed window (§2.2), flush barriers (§2.3), retry and
+ * terminal failure (§2.4) and retirement (§2.5); binding's asynchronous half (§2.1) is live-binding.ts. The writer
+ * holds no copy of the log: a batch is the slice of `session.events` from the durable cursor, so gaps fill themselves
+ * and nothing is reordered or dropped.
+ */
+import type { Session, SessionEvent } from '@logbook/session'
+import type { LockToken } from './backend.ts'
+import type { Claim } from './claims.ts'
+import { isRetryableWriteError, type SessionPersistenceError } from './errors.ts'
+import type { HandleHost } from './handle.ts'
+import { type Binding, type BoundState, initBinding } from './live-binding.ts'
+import { encodeBatch } from './record-codec.ts'
+import type { PersistenceWriteFailedEvent } from './types.ts'
+import { describe } from './util.ts'
+
+export type { Binding } from './live-binding.ts'
+
+/** What a writer needs from its coordinator beyond a handle's needs. */
+export interface WriterHost extends HandleHost {
+  readonly ready: Promise<void>
+  readonly delays: { readonly window: number; readonly retryInitial: number; readonly retryMax: number }
+  readonly logger: { info(text: string): void; warn(text: string): void; error(text: string): void }
+  writeFailed(event: PersistenceWriteFailedEvent): void
+  /** Register a claim for a writer whose retiring predecessor drained. @throws `SESSION_LOCKED`. */
+  claimAfterRetirement(id: string, retiring: LiveWriter): Claim
+  dropWriter(writer: LiveWriter): void
+  /** `PERSISTENCE_DISPOSED`, for a flush that reaches a writer already closed by teardown. */
+  disposedError(): SessionPersistenceError
+}
+
+interface Target {
+  readonly target: number
+  readonly resolve: () => void
+  readonly reject: (error: unknown) => void
+}
+
+type Timer = ReturnType<typeof setTimeout>
+const NEVER: AbortSignal = new AbortController().signal
+
+/** The live writer of one session object. */
+export class LiveWriter implements BoundState {
+  readonly id: string
+  claim: Claim | undefined
+  token: LockToken | undefined
+  cursor = 0
+  revision: string | null = null
+  /** The last write error (the `cause` of `SESSION_LOCKED` `retiring`). */
+  lastError: unknown
+  /** Settles (never rejects) when init finished, successfully or not. */
+  readonly init: Promise<void>
+  /** No artifact yet: the first batch materialises header and events. */
+  lazy = false
+  private initDone = false
+  private terminal: { readonly error: unknown } | undefined
+  private window: Timer | undefined
+  private windowDue = false
+  private writing: Promise<void> | undefined
+  private inflightEnd = 0
+  private backoff: Timer | undefined
+  private streak = 0
+  private lastWarnAt = -Infinity
+  private targets: Target[] = []
+  private retireTarget: number | undefined
+  private finished: Promise<void> | undefined
+
+  constructor(private readonly host: WriterHost, readonly session: Session, binding: Binding) {
+    this.id = session.id
+    if (binding.kind === 'adopt' || binding.kind === 'fresh') this.claim = binding.claim
+    this.init = initBinding(host, this, binding).then(
+      () => {
+        this.initDone = true
+        this.step()
+      },
+      (error: unknown) => {
+        this.initDone = true
+        this.fail(error)
+      },
+    )
+  }
+
+  get durableCursor(): number {
+    return this.cursor
+  }
+
+  get lockToken(): LockToken | undefined {
+    return this.token
+  }
+
+  // ----- window and batches (§2.2) --------------------------------------------------------------------------------
+
+  private pending(): number {
+    return this.session.seq - (this.writing === undefined ? this.cursor : this.inflightEnd)
+  }
+
+  private unmet(): boolean {
+    return this.targets.length > 0 || (this.retireTarget !== undefined && this.cursor < this.retireTarget)
+  }
+
+  private clearWindow(): void {
+    if (this.window !== undefined) clearTimeout(this.window)
+    this.window = undefined
+    this.windowDue = false
+  }
+
+  private armWindow(): void {
+    this.window = setTimeout(() => {
+      this.window = undefined
+      if (this.writing !== undefined) this.windowDue = true
+      else this.startWrite()
+    }, this.host.delays.window)
+  }
+
+  /** A `session/event` arrived: arm the window unless one is armed, a backoff runs or a flush is draining. */
+  onEvent(): void {
+    if (!this.initDone || this.terminal !== undefined || this.finished !== undefined || this.retireTarget !== undefined) return
+    if (this.window !== undefined || this.backoff !== undefined || this.unmet()) return
+    if (this.pending() > 0) this.armWindow()
+  }
+
+  /** Decide what to do next when idle. */
+  private step(): void {
+    if (!this.initDone || this.finished !== undefined || this.writing !== undefined) return
+    if (this.terminal !== undefined) {
+      if (this.retireTarget !== undefined) this.finishRetire()
+      return
+    }
+    if (this.retireTarget !== undefined && this.cursor >= this.retireTarget) {
+      this.finishRetire()
+      return
+    }
+    if (this.backoff !== undefined) return
+    if (this.unmet() || this.windowDue) {
+      this.startWrite()
+      return
+    }
+    if (this.retireTarget === undefined && this.window === undefined && this.pending() > 0) this.armWindow()
+  }
+
+  private startWrite(): void {
+    if (this.writing !== undefined || this.terminal !== undefined || this.finished !== undefined) return
+    this.clearWindow()
+    if (this.backoff !== undefined) clearTimeout(this.backoff)
+    this.backoff = undefined
+    const from = this.cursor
+    const view = this.session.events
+    const to = view.length
+    if (to <= from) {
+      this.settleTargets()
+      this.step()
+      return
+    }
+    this.inflightEnd = to
+    this.writing = this.write(from, view.slice(from, to)).finally(() => {
+      this.writing = undefined
+      this.step()
+    })
+  }
+
+  private async write(from: number, batch: SessionEvent[]): Promise<void> {
+    const { backend } = this.host
+    try {
+      const records = encodeBatch(batch, this.host.packChunks)
+      const token = this.token!
+      const lazy = this.lazy
+      const revision = this.revision
+      const result = await this.host.serial(this.id, () => lazy
+        ? backend.materialize(token, this.session.header, records, NEVER)
+        : backend.append(token, { nextSeq: from, revision: revision! }, records, NEVER))
+      this.cursor = result.nextSeq
+      this.revision = result.revision
+      this.lazy = false
+      if (this.streak > 0) this.host.logger.info(`session "${this.id}": write succeeded after ${this.streak} failed attempt(s)`)
+      this.streak = 0
+      this.host.committed({
+        sessionId: this.id, source: 'live', fromSeq: from, toSeq: result.nextSeq, events: batch,
+        revision: result.revision, physicalLength: result.physicalLength, ownerId: this.claim!.owner.ownerId,
+      })
+      this.settleTargets()
+    } catch (error) {
+      this.onWriteError(error)
+    }
+  }
+
+  // ----- failures (§2.4) ------------------------------------------------------------------------------------------
+
+  private onWriteError(error: unknown): void {
+    this.lastError = error
+    if (!isRetryableWriteError(error)) {
+      this.fail(error)
+      return
+    }
+    this.streak += 1
+    const now = Date.now()
+    const { retryInitial, retryMax } = this.host.delays
+    if (this.streak === 1 || now - this.lastWarnAt >= retryMax) {
+      this.lastWarnAt = now
+      this.host.logger.warn(`session "${this.id}": write failed (attempt ${this.streak}), retrying: ${describe(error)}`)
+    }
+    this.host.writeFailed({ sessionId: this.id, error, terminal: false, attempt: this.streak })
+    this.rejectTargets(error)
+    const delay = Math.min(retryInitial * 2 ** (this.streak - 1), retryMax)
+    this.backoff = setTimeout(() => {
+      this.backoff = undefined
+      this.startWrite()
+    }, delay)
+    this.backoff.unref?.()
+  }
+
+  /** Terminal failure: logged once, every flush rejects with this object, no further backend call. */
+  private fail(error: unknown): void {
+    if (this.terminal !== undefined) return
+    this.terminal = { error }
+    this.lastError = error
+    this.clearWindow()
+    if (this.backoff !== undefined) clearTimeout(this.backoff)
+    this.backoff = undefined
+    this.host.logger.error(`session "${this.id}": persistence stopped: ${describe(error)}`)
+    this.host.writeFailed({ sessionId: this.id, error, terminal: true, attempt: this.streak + 1 })
+    this.rejectTargets(error)
+    this.step()
+  }
+
+  private settleTargets(): void {
+    const met = this.targets.filter(t => t.target <= this.cursor)
+    this.targets = this.targets.filter(t => t.target > this.cursor)
+    for (const t of met) t.resolve()
+  }
+
+  private rejectTargets(error: unknown): void {
+    const unmet = this.targets
+    this.targets = []
+    for (const t of unmet) t.reject(error)
+  }
+
+  // ----- flush (§2.3) ---------------------------------------------------------------------------------------------
+
+  /** Resolve once every event below `session.seq` at call time is durable. @throws the write or terminal error. */
+  async flush(): Promise<void> {
+    if (this.terminal !== undefined) throw this.terminal.error
+    const target = this.session.seq
+    this.clearWindow()
+    await this.init
+    const terminal = this.terminal as { readonly error: unknown } | undefined // set by init's failure
+    if (terminal !== undefined) throw terminal.error
+    if (this.cursor >= target) {
+      this.step()
+      return
+    }
+    if (this.finished !== undefined) throw this.host.disposedError()
+    return new Promise<void>((resolve, reject) => {
+      this.targets.push({ target, resolve, reject })
+      if (this.writing === undefined) this.startWrite()
+    })
+  }
+
+  // ----- retirement and teardown (§2.5) ---------------------------------------------------------------------------
+
+  /** `session/disposed`: flush to `session.seq`, then release lock and claim and drop the writer. */
+  retire(): void {
+    if (this.retireTarget !== undefined || this.finished !== undefined) return
+    this.retireTarget = this.session.seq
+    if (this.claim !== undefined) this.claim.kind = 'retiring'
+    this.clearWindow()
+    this.step()
+  }
+
+  /** For a claimant meeting this retiring writer: run (or wait for) one attempt, then for the release. */
+  async drain(): Promise<void> {
+    await this.init
+    if (this.writing === undefined && this.backoff !== undefined) this.startWrite()
+    if (this.writing !== undefined) await this.writing
+    if (this.finished !== undefined) await this.finished.catch(() => undefined)
+  }
+
+  private finishRetire(): void {
+    if (this.finished !== undefined) return
+    this.finished = this.release()
+    this.finished.catch((error: unknown) => {
+      this.host.logger.warn(`session "${this.id}": releasing the lock failed: ${describe(error)}`)
+    })
+  }
+
+  private async release(): Promise<void> {
+    this.clearWindow()
+    if (this.backoff !== undefined) clearTimeout(this.backoff)
+    this.backoff = undefined
+    const { claim, token } = this
+    this.token = undefined
+    try {
+      if (claim !== undefined && !claim.released && token !== undefined) {
+        await this.host.serial(this.id, () => this.host.backend.unlock(token, NEVER))
+      }
+    } finally {
+      if (claim !== undefined) this.host.claims.release(claim)
+      this.host.dropWriter(this)
+    }
+  }
+
+  /** Teardown step 2: flush to the current `session.seq` once (no retry). @throws the failure. */
+  async flushForTeardown(): Promise<void> {
+    await this.init
+    if (this.terminal !== undefined) throw this.terminal.error
+    if (this.finished !== undefined) return
+    if (this.backoff !== undefined) clearTimeout(this.backoff)
+    this.backoff = undefined
+    await this.flush()
+  }
+
+  /** Teardown step 4: stop timers, release lock and claim. @throws the unlock failure. */
+  async close(): Promise<void> {
+    await this.init
+    if (this.writing !== undefined) await this.writing
+    if (this.backoff !== undefined) clearTimeout(this.backoff)
+    this.backoff = undefined
+    this.finished ??= this.release()
+    return this.finished
+  }
+}

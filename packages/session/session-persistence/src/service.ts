@@ -1,0 +1,113 @@
+/**
+ * `ctx.sessionPersistence` (spec 02 §1.1): the Service every backend package subclasses. It is a thin shell over the
+ * coordinator (coordinator.ts), because Cordis hands callers a tracing proxy of the service: state lives on a plain
+ * object, never on the proxied instance.
+ *
+ * STABLE INTERFACE — helpers J and Q subclass it: `super(ctx, config, backend)` (see backend.ts).
+ */
+import { type Context, Service } from '@deepseek-ai/cordis'
+import type { SessionEvent, SessionHeader } from '@logbook/session'
+import type { LockToken, PersistenceBackend } from './backend.ts'
+import { Coordinator } from './coordinator.ts'
+import './events.ts'
+import type {
+  BreakLockConfirmation,
+  DeleteConfirmation,
+  DeleteResult,
+  ListPage,
+  ListQuery,
+  OpenMode,
+  OperationOptions,
+  PersistenceCapabilities,
+  ProjectionCheckpoint,
+  SessionHandle,
+  SessionInspection,
+  SessionPersistenceConfig,
+} from './types.ts'
+
+/**
+ * The persistence seam: stored sessions (open, create, list, inspect, read, delete), locks, projection checkpoints,
+ * and write-behind of every live session in `ctx.sessions`. After disposal every method rejects
+ * `PERSISTENCE_DISPOSED`.
+ */
+export class SessionPersistence<C extends SessionPersistenceConfig = SessionPersistenceConfig> extends Service {
+  static inject = ['sessions']
+
+  /** @internal The state and algorithms; not part of the public API. */
+  readonly coordinator: Coordinator
+  /** The backend's short name (`'memory'`, `'jsonl'`, `'sqlite'`). */
+  readonly backendName: string
+  /** What the backend can do. */
+  readonly capabilities: PersistenceCapabilities
+
+  constructor(ctx: Context, config: C, backend: PersistenceBackend<any, LockToken>) {
+    super(ctx, 'sessionPersistence')
+    this.backendName = backend.name
+    this.capabilities = Object.freeze({ ...backend.capabilities })
+    this.coordinator = new Coordinator(ctx, config, backend)
+  }
+
+  /** Plugin start: resolves once the backend validated its store; a failure fails the plugin. */
+  async [Service.init](): Promise<void> {
+    await this.coordinator.ready
+  }
+
+  /**
+   * A handle on a stored session; `'write'` takes claim and lock first and cuts a torn tail.
+   * @throws `SESSION_NOT_FOUND`, `SESSION_LOCKED`, `SESSION_CORRUPT`, `SESSION_FORMAT_UNSUPPORTED`, `INVALID_ARGUMENT`.
+   */
+  open(id: string, mode: OpenMode, opts?: OperationOptions): Promise<SessionHandle> {
+    return this.coordinator.open(id, mode, opts)
+  }
+
+  /**
+   * A write handle on a new id; the first non-empty append stores header and events atomically.
+   * @throws `INVALID_ARGUMENT`, `SESSION_LOCKED`, `SESSION_ALREADY_EXISTS`.
+   */
+  create(header: SessionHeader, opts?: OperationOptions): Promise<SessionHandle> {
+    return this.coordinator.create(header, opts)
+  }
+
+  /** Stored sessions, newest first, paginated. @throws `INVALID_ARGUMENT` (limit, cursor). */
+  list(query?: ListQuery, opts?: OperationOptions): Promise<ListPage> {
+    return this.coordinator.list(query, opts)
+  }
+
+  /** Stored view plus what a resume would append; commits nothing. @throws `SESSION_NOT_FOUND`, `SESSION_CORRUPT`. */
+  inspect(id: string, opts?: OperationOptions): Promise<SessionInspection> {
+    return this.coordinator.inspect(id, opts)
+  }
+
+  /** Deep-frozen stored events with `seq >= fromSeq`, torn tail excluded. @throws `INVALID_ARGUMENT`, `SESSION_NOT_FOUND`. */
+  readFrom(id: string, fromSeq: number, opts?: OperationOptions): Promise<readonly SessionEvent[]> {
+    return this.coordinator.readFrom(id, fromSeq, opts)
+  }
+
+  /** Remove log, checkpoint and lock of `id`. @throws `DELETE_NOT_CONFIRMED`, `SESSION_LOCKED`, `SESSION_CONFLICT`. */
+  delete(id: string, confirmation: DeleteConfirmation, opts?: OperationOptions): Promise<DeleteResult> {
+    return this.coordinator.delete(id, confirmation, opts)
+  }
+
+  /** Remove a cross-process lock owned by `ownerId`, alive or not. @throws `SESSION_CONFLICT`, `INVALID_ARGUMENT`. */
+  breakLock(id: string, confirmation: BreakLockConfirmation, opts?: OperationOptions): Promise<void> {
+    return this.coordinator.breakLock(id, confirmation, opts)
+  }
+
+  /** Absolute path of the stored artifact, or `undefined`. */
+  locate(id: string, opts?: OperationOptions): Promise<string | undefined> {
+    return this.coordinator.locate(id, opts)
+  }
+
+  /** The stored projection checkpoint, or `undefined` when absent or no longer below the durable cursor. */
+  readProjectionCheckpoint(id: string, opts?: OperationOptions): Promise<ProjectionCheckpoint | undefined> {
+    return this.coordinator.readProjectionCheckpoint(id, opts)
+  }
+
+  /**
+   * Atomically replace the projection checkpoint of an id claimed in this coordinator.
+   * @throws `SESSION_LOCKED`, `INVALID_ARGUMENT`, `CHECKPOINT_AHEAD`.
+   */
+  writeProjectionCheckpoint(id: string, checkpoint: ProjectionCheckpoint, opts?: OperationOptions): Promise<void> {
+    return this.coordinator.writeProjectionCheckpoint(id, checkpoint, opts)
+  }
+}

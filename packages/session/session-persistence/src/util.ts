@@ -1,0 +1,58 @@
+/** Small shared helpers of the coordinator: signals, lossless-JSON equality, argument errors. */
+import { SessionPersistenceError } from './errors.ts'
+import type { OperationOptions } from './types.ts'
+
+const NEVER_ABORTED: AbortSignal = new AbortController().signal
+
+/** The caller's signal, or one that never aborts (hooks always receive a signal). */
+export function signalOf(opts: OperationOptions | undefined): AbortSignal {
+  return opts?.signal ?? NEVER_ABORTED
+}
+
+/** Reject with exactly `signal.reason` when aborted (02 §1.1). */
+export function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw signal.reason
+}
+
+/** `INVALID_ARGUMENT` with a `session "<id>": ` prefix when an id is involved. */
+export function invalidArgument(message: string, sessionId?: string, cause?: unknown): SessionPersistenceError {
+  return new SessionPersistenceError('INVALID_ARGUMENT', sessionId === undefined ? message : `session "${sessionId}": ${message}`, {
+    ...(sessionId === undefined ? {} : { sessionId }),
+    ...(cause === undefined ? {} : { cause }),
+  })
+}
+
+/** True iff `a` and `b` are structurally equal JSON values, key order ignored (02 §0 "lossless-equal"). */
+export function losslessEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!losslessEqual(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b)) return false
+  const ka = Object.keys(a)
+  if (ka.length !== Object.keys(b).length) return false
+  for (const key of ka) {
+    if (!Object.hasOwn(b, key)) return false
+    if (!losslessEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false
+  }
+  return true
+}
+
+/** A printable summary of an unknown value for messages. */
+export function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value)
+  if (value instanceof Error) return value.message
+  try {
+    return String(value)
+  } catch {
+    return Object.prototype.toString.call(value)
+  }
+}
+
+/** Exhaustiveness guard for closed unions. */
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value ${String(value)}`)
+}
