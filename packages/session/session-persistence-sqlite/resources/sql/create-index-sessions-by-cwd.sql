@@ -1,0 +1,1 @@
+CREATE INDEX logbook_sessions_by_cwd ON logbook_sessions (cwd)

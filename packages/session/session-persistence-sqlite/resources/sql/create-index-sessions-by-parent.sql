@@ -1,0 +1,1 @@
+CREATE INDEX logbook_sessions_by_parent ON logbook_sessions (parent_session)

@@ -1,0 +1,1 @@
+DELETE FROM logbook_events WHERE session_id = :sessionId AND seq >= :fromSeq

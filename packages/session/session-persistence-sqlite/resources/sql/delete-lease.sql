@@ -1,0 +1,1 @@
+DELETE FROM logbook_leases WHERE session_id = :sessionId AND owner_id = :ownerId

@@ -1,0 +1,1 @@
+DELETE FROM logbook_sessions WHERE id = :id

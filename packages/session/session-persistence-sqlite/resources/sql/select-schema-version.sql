@@ -1,0 +1,1 @@
+PRAGMA schema_version

@@ -1,0 +1,1 @@
+SELECT store_id, created_at FROM logbook_store WHERE singleton = 1

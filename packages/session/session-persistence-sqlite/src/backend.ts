@@ -1,0 +1,291 @@
+/**
+ * `SqliteBackend`: the `PersistenceBackend` hooks (02 §1.4) over one better-sqlite3 connection (02 §6). Every hook
+ * is one transaction: reads deferred (a consistent snapshot), writes `BEGIN IMMEDIATE` with the lease re-checked
+ * first, so two writers' records never interleave. Cut markers are seqs (the end of the valid prefix).
+ */
+
+import { randomUUID } from 'node:crypto'
+import type { SessionHeader } from '@logbook/session'
+import {
+  lockLostError,
+  SessionPersistenceError,
+  type BackendListQuery,
+  type BackendListResult,
+  type CommitResult,
+  type EncodedRecord,
+  type ExpectedState,
+  type LockInfo,
+  type LockOwner,
+  type LockToken,
+  type PersistenceBackend,
+  type PersistenceCapabilities,
+  type PhysicalScan,
+  type ProjectionCheckpoint,
+} from '@logbook/session-persistence'
+import { readCheckpointRow, writeCheckpointRow } from './checkpoints.ts'
+import { breakLease, dropLease, readLease, requireLease, takeLease } from './lease.ts'
+import { listSessions } from './list.ts'
+import { cutRows, readCommitState, scanSession, type ScanState } from './scan.ts'
+import { revisionToken, sessionParams, type SessionRow } from './session-row.ts'
+import { rowParams } from './rows.ts'
+import { SqliteStore, type Statement, type StoreOptions } from './store.ts'
+import type { StatementName } from './sql.ts'
+
+type Stmt = (name: StatementName) => Statement
+
+const throwIfAborted = (signal: AbortSignal): void => {
+  if (signal.aborted) throw signal.reason
+}
+
+const conflict = (sessionId: string, message: string, details?: Record<string, unknown>): SessionPersistenceError =>
+  new SessionPersistenceError('SESSION_CONFLICT', `session "${sessionId}": ${message}`, {
+    sessionId,
+    ...(details === undefined ? {} : { details }),
+  })
+
+const isPrimaryKeyConflict = (error: unknown): boolean =>
+  (error as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+
+/** The SQLite backend of 02 §6; one instance per plugin instance, one connection per instance. */
+export class SqliteBackend implements PersistenceBackend<number, LockToken> {
+  readonly name = 'sqlite'
+  readonly capabilities: PersistenceCapabilities
+  /** Scans return fresh `JSON.parse` results nobody else references. */
+  readonly eventState = 'detached' as const
+  /** Rows read from `logbook_events` by this instance (observable for the seek-read test, P-089). */
+  rowsRead = 0
+  private readonly store: SqliteStore
+  /** Row count per id at a revision, so a commit reports `physicalLength` without counting rows. */
+  private readonly rowCounts = new Map<string, { readonly revision: string; readonly rows: number }>()
+
+  constructor(options: StoreOptions) {
+    this.store = new SqliteStore(options)
+    const onDisk = options.path !== ':memory:'
+    this.capabilities = Object.freeze({ crossProcess: onDisk, durable: onDisk, locate: onDisk })
+  }
+
+  /** Where the database lives (`undefined` for `:memory:`). */
+  get location(): string | undefined {
+    return this.store.path === ':memory:' ? undefined : this.store.path
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    throwIfAborted(signal)
+    this.store.start()
+  }
+
+  async lock(id: string, owner: LockOwner, signal: AbortSignal): Promise<LockToken> {
+    throwIfAborted(signal)
+    this.store.write(stmt => takeLease(stmt, id, owner, this.location))
+    return { sessionId: id, owner }
+  }
+
+  async verifyLock(token: LockToken, signal: AbortSignal): Promise<void> {
+    throwIfAborted(signal)
+    const held = this.store.read(stmt => {
+      requireLease(stmt, token, this.location)
+      return true
+    })
+    if (held !== true) throw lockLostError(token.sessionId, undefined, this.location)
+  }
+
+  async unlock(token: LockToken, _signal: AbortSignal): Promise<void> {
+    if (this.store.read(() => true) === undefined) return // no store, so no lease
+    this.store.write(stmt => dropLease(stmt, token.sessionId, token.owner.ownerId))
+  }
+
+  async readLock(id: string, signal: AbortSignal): Promise<LockInfo | undefined> {
+    throwIfAborted(signal)
+    const holder = this.store.read(stmt => readLease(stmt, id))
+    return holder === undefined ? undefined : { holder }
+  }
+
+  async breakLock(id: string, ownerId: string | null, signal: AbortSignal): Promise<void> {
+    throwIfAborted(signal)
+    if (this.store.read(stmt => readLease(stmt, id)) === undefined) return
+    this.store.write(stmt => breakLease(stmt, id, ownerId, this.location))
+  }
+
+  async exists(id: string, signal: AbortSignal): Promise<boolean> {
+    throwIfAborted(signal)
+    return this.store.read(stmt => stmt('select-session').get({ id }) !== undefined) === true
+  }
+
+  async scan(id: string, options: { readonly fromSeq?: number }, signal: AbortSignal): Promise<PhysicalScan<number> | undefined> {
+    throwIfAborted(signal)
+    return this.store.read(stmt => scanSession(stmt, id, options.fromSeq, this.scanState())) ?? undefined
+  }
+
+  async materialize(token: LockToken, header: SessionHeader, records: readonly EncodedRecord[], signal: AbortSignal): Promise<CommitResult> {
+    throwIfAborted(signal)
+    const id = token.sessionId
+    return this.store.write(stmt => {
+      requireLease(stmt, token, this.location)
+      if (stmt('select-session').get({ id }) !== undefined) {
+        throw new SessionPersistenceError('SESSION_ALREADY_EXISTS', `session "${id}" is already stored`, {
+          sessionId: id,
+          ...this.where(),
+        })
+      }
+      if (records.length > 0 && records[0]!.seq !== 0) throw conflict(id, 'stored next seq is 0', { expected: 0, actual: records[0]!.seq })
+      const incarnation = randomUUID()
+      stmt('insert-session').run(sessionParams(header, incarnation))
+      return this.commitRecords(stmt, id, { incarnation, revision: 0, rows: 0, nextSeq: 0, updatedAt: header.createdAt }, records)
+    })
+  }
+
+  async append(token: LockToken, expect: ExpectedState, records: readonly EncodedRecord[], signal: AbortSignal): Promise<CommitResult> {
+    throwIfAborted(signal)
+    const id = token.sessionId
+    return this.store.write(stmt => {
+      requireLease(stmt, token, this.location)
+      const row = this.sessionRowFor(stmt, id, expect)
+      const first = records[0]?.seq ?? expect.nextSeq
+      if (row.next_seq !== expect.nextSeq || first !== row.next_seq) {
+        throw conflict(id, `stored next seq is ${row.next_seq}`, { expected: row.next_seq, actual: first })
+      }
+      if (revisionToken(this.storeId(), row.incarnation, row.revision) !== expect.revision) {
+        throw conflict(id, 'storage changed underneath (revision differs)')
+      }
+      const previous = this.rowCounts.get(id)
+      const rows = previous !== undefined && previous.revision === expect.revision ? previous.rows : this.countRows(stmt, id)
+      return this.commitRecords(stmt, id, { incarnation: row.incarnation, revision: row.revision, rows, nextSeq: row.next_seq, updatedAt: row.updated_at }, records)
+    })
+  }
+
+  async cut(token: LockToken, marker: number, expect: ExpectedState, signal: AbortSignal): Promise<CommitResult> {
+    throwIfAborted(signal)
+    const id = token.sessionId
+    return this.store.write(stmt => {
+      requireLease(stmt, token, this.location)
+      const row = this.sessionRowFor(stmt, id, expect)
+      if (revisionToken(this.storeId(), row.incarnation, row.revision) !== expect.revision) {
+        throw conflict(id, 'storage changed underneath (revision differs)')
+      }
+      const updatedAt = cutRows(stmt, row, marker)
+      stmt('update-session-cursor').run({ id, nextSeq: marker, updatedAt })
+      const revision = revisionToken(this.storeId(), row.incarnation, row.revision + 1)
+      const rows = this.countRows(stmt, id)
+      this.rowCounts.set(id, { revision, rows })
+      return { nextSeq: marker, revision, physicalLength: rows }
+    })
+  }
+
+  async remove(token: LockToken, expectRevision: string, signal: AbortSignal): Promise<{ readonly location?: string }> {
+    throwIfAborted(signal)
+    const id = token.sessionId
+    this.store.write(stmt => {
+      requireLease(stmt, token, this.location)
+      const row = stmt('select-session').get({ id }) as SessionRow | undefined
+      if (row === undefined || revisionToken(this.storeId(), row.incarnation, row.revision) !== expectRevision) {
+        throw conflict(id, 'the revision to delete is no longer current')
+      }
+      stmt('delete-session').run({ id })
+      dropLease(stmt, id, token.owner.ownerId)
+    })
+    this.rowCounts.delete(id)
+    return this.where()
+  }
+
+  async list(query: BackendListQuery, signal: AbortSignal): Promise<BackendListResult> {
+    throwIfAborted(signal)
+    return this.store.read(stmt => listSessions(stmt, query, this.storeId(), this.location))
+      ?? { items: [], hasMore: false, problems: [] }
+  }
+
+  async locate(id: string, signal: AbortSignal): Promise<string | undefined> {
+    throwIfAborted(signal)
+    if (this.location === undefined) return undefined
+    return (await this.exists(id, signal)) ? this.location : undefined
+  }
+
+  async readCheckpoint(id: string, signal: AbortSignal): Promise<ProjectionCheckpoint | undefined> {
+    throwIfAborted(signal)
+    return this.store.read(stmt => readCheckpointRow(stmt, id))
+  }
+
+  async writeCheckpoint(token: LockToken, id: string, checkpoint: ProjectionCheckpoint, signal: AbortSignal): Promise<void> {
+    throwIfAborted(signal)
+    this.store.write(stmt => {
+      requireLease(stmt, token, this.location)
+      writeCheckpointRow(stmt, id, checkpoint)
+    })
+  }
+
+  async close(): Promise<void> {
+    this.store.close()
+    this.rowCounts.clear()
+  }
+
+  /**
+   * The session row, its `next_seq`, `revision` and the lease owner in one read (the SQLite invariant companion's
+   * one query, 02 §8); `undefined` when the session is not stored.
+   */
+  commitState(id: string): { readonly nextSeq: number; readonly revision: number; readonly ownerId: string | null } | undefined {
+    return this.store.read(stmt => readCommitState(stmt, id)) ?? undefined
+  }
+
+  /** The connection's pragmas as SQLite reports them (02 §6 "Pragmas"); `undefined` before the database exists. */
+  pragmas(): Readonly<Record<string, unknown>> | undefined {
+    return this.store.pragmas()
+  }
+
+  private where(): { location?: string } {
+    return this.location === undefined ? {} : { location: this.location }
+  }
+
+  private storeId(): string {
+    return this.store.storeId ?? ''
+  }
+
+  private scanState(): ScanState {
+    return {
+      storeId: this.storeId(),
+      location: this.location,
+      rowCounts: this.rowCounts,
+      countRead: (n: number) => {
+        this.rowsRead += n
+      },
+    }
+  }
+
+  /** The stored row of `id` for a write expecting `expect`: present with the expected incarnation. */
+  private sessionRowFor(stmt: Stmt, id: string, expect: ExpectedState): SessionRow {
+    const row = stmt('select-session').get({ id }) as SessionRow | undefined
+    if (row === undefined) throw conflict(id, 'the session was deleted underneath')
+    if (!expect.revision.startsWith(`sqlite:${this.storeId()}:${row.incarnation}:`)) {
+      throw conflict(id, 'the session was deleted and re-created underneath (incarnation differs)')
+    }
+    return row
+  }
+
+  private countRows(stmt: Stmt, id: string): number {
+    return (stmt('count-events').get({ sessionId: id }) as { n: number }).n
+  }
+
+  /** Insert `records` after the stored state `before` and advance the cursor; returns the commit result. */
+  private commitRecords(
+    stmt: Stmt, id: string,
+    before: { readonly incarnation: string; readonly revision: number; readonly rows: number; readonly nextSeq: number; readonly updatedAt: number },
+    records: readonly EncodedRecord[],
+  ): CommitResult {
+    const insert = stmt('insert-event')
+    let nextSeq = before.nextSeq
+    let updatedAt = before.updatedAt
+    for (const record of records) {
+      try {
+        insert.run(rowParams(id, record))
+      } catch (error) {
+        if (isPrimaryKeyConflict(error)) throw conflict(id, `a row is already stored at seq ${record.seq}`, { actual: record.seq })
+        throw error
+      }
+      nextSeq = record.lastSeq + 1
+      updatedAt = record.lastTime
+    }
+    stmt('update-session-cursor').run({ id, nextSeq, updatedAt })
+    const revision = revisionToken(this.storeId(), before.incarnation, before.revision + 1)
+    const physicalLength = before.rows + records.length
+    this.rowCounts.set(id, { revision, rows: physicalLength })
+    return { nextSeq, revision, physicalLength }
+  }
+}

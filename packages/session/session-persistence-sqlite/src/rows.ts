@@ -1,0 +1,125 @@
+/**
+ * Event rows as §4.1 records (02 §6 "Defects"): a row is decoded once and checked against its own columns; the
+ * backend adds the two SQLite-only defects (rows at or beyond `next_seq`, rows missing below it). A record's marker
+ * is the seq the valid prefix would end at if the record were the first defect, i.e. the end of the previous row.
+ */
+
+import { CHUNK_ROW_TAGS, isSurfaceType, type SessionEvent } from '@logbook/session'
+import { decodeRecordValue, isTurnEndEvidence, type EncodedRecord, type ScanRecord } from '@logbook/session-persistence'
+
+/** One `logbook_events` row as selected by `select-events-from.sql`. */
+export interface EventRow {
+  readonly seq: number
+  readonly last_seq: number
+  readonly kind: string
+  readonly type: string
+  readonly time: number
+  readonly body: string
+}
+
+/** A row decoded and checked: its events when valid, else why not and whether it is turn/end evidence. */
+export type CheckedRow =
+  | { readonly ok: true; readonly events: readonly SessionEvent[]; readonly lastTime: number }
+  | { readonly ok: false; readonly reason: string; readonly turnEndEvidence: boolean }
+
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['type', 'seq', 'time', 'data', 'ignorable', 'surfaceOp', 'sourceEventSeqs'])
+const TYPE_PATTERN = /^[a-z0-9][a-z0-9_-]*(\/[a-z0-9][a-z0-9_-]*)+$/
+
+const isNonNegativeSafeInteger = (value: unknown): value is number =>
+  Number.isSafeInteger(value) && (value as number) >= 0
+
+/**
+ * The envelope rule the coordinator classifies with (01 §2.2 plus the type pattern and surface-only keys), as a
+ * reason, or `undefined` when it holds. It must match the seam's classification exactly, or a cut would call a real
+ * defect "stale".
+ */
+export function envelopeProblem(event: unknown): string | undefined {
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) return 'event must be an object'
+  for (const key of Object.keys(event)) if (!ENVELOPE_KEYS.has(key)) return `unknown key "${key}"`
+  const e = event as { type?: unknown; seq?: unknown; time?: unknown; data?: unknown; ignorable?: unknown; surfaceOp?: unknown; sourceEventSeqs?: unknown }
+  if (typeof e.type !== 'string') return 'type must be a string'
+  if (!TYPE_PATTERN.test(e.type)) return `event type ${JSON.stringify(e.type)} is invalid`
+  if (!isNonNegativeSafeInteger(e.seq)) return 'seq must be a non-negative safe integer'
+  if (!isNonNegativeSafeInteger(e.time)) return 'time must be a non-negative safe integer'
+  if (e.data === undefined) return 'data is required'
+  if (e.ignorable !== undefined && e.ignorable !== true) return 'ignorable must be true when present'
+  if (isSurfaceType(e.type)) {
+    if (e.ignorable !== undefined) return `event "${e.type}": surface events cannot be ignorable`
+  } else if (e.surfaceOp !== undefined || e.sourceEventSeqs !== undefined) {
+    return `event "${e.type}" is not a surface type and cannot carry surface metadata`
+  }
+  return undefined
+}
+
+/**
+ * How many events a row claims to hold by its columns (`last_seq − seq + 1`): the scan record's `eventCount`, so a
+ * torn packed last row still counts as its members in `droppedEvents` (P-071).
+ */
+export function coveredBy(row: EventRow): number {
+  return Number.isSafeInteger(row.last_seq - row.seq) && row.last_seq >= row.seq ? row.last_seq - row.seq + 1 : 1
+}
+
+/**
+ * Decode a row body and check it against the row's `seq`, `last_seq`, `kind`, `type` and `time` columns. Envelope
+ * rules are the coordinator's; `checkEnvelopes` also applies them (used by the cut's re-classification).
+ */
+export function checkRow(row: EventRow, checkEnvelopes = false): CheckedRow {
+  const failed = (reason: string, turnEndEvidence: boolean): CheckedRow =>
+    ({ ok: false, reason: `row at seq ${row.seq}: ${reason}`, turnEndEvidence })
+  let value: unknown
+  try {
+    value = JSON.parse(row.body)
+  } catch {
+    return failed('body is not valid JSON', false)
+  }
+  const evidence = isTurnEndEvidence(value)
+  const decoded = decodeRecordValue(value)
+  if (!decoded.ok) return failed(decoded.reason, evidence)
+  const events = decoded.events
+  const first = events[0] as { type?: unknown; seq?: unknown; time?: unknown } | undefined
+  const last = events[events.length - 1] as { seq?: unknown; time?: unknown } | undefined
+  const tag = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined
+  const kind = (CHUNK_ROW_TAGS as readonly unknown[]).includes(tag) ? (tag as string) : 'event'
+  const problem = first === undefined || last === undefined
+    ? 'holds no event'
+    : kind !== row.kind
+      ? `body kind ${kind} differs from kind column ${row.kind}`
+      : first.seq !== row.seq
+        ? `body seq ${String(first.seq)} differs from seq column`
+        : last.seq !== row.last_seq
+          ? `body last seq ${String(last.seq)} differs from last_seq column ${row.last_seq}`
+          : first.type !== row.type
+            ? `body type ${String(first.type)} differs from type column ${row.type}`
+            : first.time !== row.time
+              ? `body time ${String(first.time)} differs from time column ${row.time}`
+              : undefined
+  if (problem !== undefined) return failed(problem, evidence)
+  if (checkEnvelopes) {
+    for (const event of events) {
+      const envelope = envelopeProblem(event)
+      if (envelope !== undefined) return failed(envelope, evidence)
+    }
+  }
+  return { ok: true, events, lastTime: last!.time as number }
+}
+
+/** The scan record of a checked row (`marker` = the end of the previous row). */
+export function scanRecord(marker: number, row: EventRow, checked: CheckedRow): ScanRecord<number> {
+  const eventCount = coveredBy(row)
+  return checked.ok
+    ? { marker, complete: true, result: { ok: true, events: checked.events }, eventCount }
+    : { marker, complete: true, result: checked, eventCount }
+}
+
+/** The parameters `insert-event.sql` binds for one encoded record of `sessionId`. */
+export function rowParams(sessionId: string, record: EncodedRecord): Record<string, string | number> {
+  return {
+    sessionId,
+    seq: record.seq,
+    lastSeq: record.lastSeq,
+    kind: record.kind,
+    type: record.type,
+    time: record.time,
+    body: record.text,
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * Reading and cutting one session's rows (02 §6 "Defects", "Cut transaction", "Reads"). A full scan reads every
+ * row in seq order; a seek reads rows with `seq >= s − 1023` (a packed row holds ≤ 1024 members) and skips those
+ * ending before `s`, so it never walks the whole log.
+ */
+
+import type { SessionEvent } from '@logbook/session'
+import { SessionPersistenceError, type PhysicalScan, type ScanRecord } from '@logbook/session-persistence'
+import { checkRow, coveredBy, scanRecord, type EventRow } from './rows.ts'
+import { headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
+import type { StatementName } from './sql.ts'
+import type { Statement } from './store.ts'
+
+type Stmt = (name: StatementName) => Statement
+
+/** Most members of a packed row, hence how far before `fromSeq` a seek starts. */
+const SEEK_WINDOW = 1023
+
+/** What a scan needs from its backend: identity, location, the row-count cache and the rows-read counter. */
+export interface ScanState {
+  readonly storeId: string
+  readonly location: string | undefined
+  readonly rowCounts: Map<string, { readonly revision: string; readonly rows: number }>
+  readonly countRead: (rows: number) => void
+}
+
+const isTurnEnd = (events: readonly SessionEvent[]): boolean =>
+  events.length === 1 && events[0]!.type === 'turn/end' && Number.isSafeInteger(events[0]!.seq)
+
+/** One record per row from `end` on, plus the SQLite-only defects (beyond `next_seq`, missing rows). */
+function rowRecords(rows: readonly EventRow[], nextSeq: number, start: number, fromSeq: number): {
+  records: ScanRecord<number>[]
+  startSeq: number
+} {
+  const records: ScanRecord<number>[] = []
+  let end: number | undefined
+  let startSeq = start
+  for (const row of rows) {
+    if (row.last_seq < fromSeq) continue
+    if (end === undefined) {
+      startSeq = Math.min(row.seq, Math.max(start, fromSeq))
+      end = startSeq
+    }
+    const checked = checkRow(row)
+    if (row.last_seq >= nextSeq) {
+      records.push({
+        marker: end,
+        complete: true,
+        result: {
+          ok: false,
+          reason: `row at seq ${row.seq} reaches beyond the stored next seq ${nextSeq}`,
+          turnEndEvidence: checked.ok ? isTurnEnd(checked.events) : checked.turnEndEvidence,
+        },
+        eventCount: coveredBy(row),
+      })
+    } else {
+      records.push(scanRecord(end, row, checked))
+    }
+    end = Math.max(end, row.last_seq + 1)
+  }
+  if (end === undefined) {
+    startSeq = Math.min(Math.max(start, fromSeq), nextSeq)
+    end = startSeq
+  }
+  if (end < nextSeq) {
+    records.push({
+      marker: end,
+      complete: true,
+      result: { ok: false, reason: `rows from seq ${end} below the stored next seq ${nextSeq} are missing`, turnEndEvidence: false },
+    })
+  }
+  return { records, startSeq }
+}
+
+/**
+ * Scan session `id` inside a read transaction: raw header, header/column agreement, identity, revision and one
+ * record per row; `undefined` when no session row exists. A seek reports `physicalLength` −1 unless the row count of
+ * this revision is cached (the coordinator uses it only from commits).
+ */
+export function scanSession(stmt: Stmt, id: string, fromSeq: number | undefined, state: ScanState): PhysicalScan<number> | undefined {
+  const session = stmt('select-session').get({ id }) as SessionRow | undefined
+  if (session === undefined) return undefined
+  const header = parseHeader(session)
+  const headerProblem = header === undefined ? undefined : headerColumnProblem(session, header)
+  const revision = revisionToken(state.storeId, session.incarnation, session.revision)
+  const seek = fromSeq !== undefined && fromSeq > 0
+  const from = seek ? Math.max(0, fromSeq - SEEK_WINDOW) : 0
+  const rows = stmt('select-events-from').all({ sessionId: id, fromSeq: from }) as EventRow[]
+  state.countRead(rows.length)
+  const { records, startSeq } = rowRecords(rows, session.next_seq, seek ? from : 0, seek ? fromSeq : 0)
+  let physicalLength = rows.length
+  if (seek) {
+    // a seek never counts the whole log: the row count is known only when cached for this very revision
+    const cached = state.rowCounts.get(id)
+    physicalLength = cached?.revision === revision ? cached.rows : -1
+  } else {
+    state.rowCounts.set(id, { revision, rows: rows.length })
+  }
+  return {
+    header,
+    ...(headerProblem === undefined ? {} : { headerProblem }),
+    storeId: state.storeId,
+    incarnation: session.incarnation,
+    revision,
+    physicalLength,
+    startSeq,
+    records,
+    ...(state.location === undefined ? {} : { location: state.location }),
+  }
+}
+
+const stale = (id: string, marker: number, why: string): SessionPersistenceError =>
+  new SessionPersistenceError('SESSION_CONFLICT', `session "${id}": repair is stale (cut at seq ${marker}: ${why})`, {
+    sessionId: id,
+    details: { marker },
+  })
+
+/**
+ * Inside the cut transaction: re-classify from the last valid row, require that the first defect is still at
+ * `marker`, then delete every row after that valid row and a checkpoint at or beyond `marker`. Returns the new
+ * `updated_at` (time of the new last event, `created_at` with none).
+ * @throws SessionPersistenceError `SESSION_CONFLICT` "repair is stale"; nothing is deleted.
+ */
+export function cutRows(stmt: Stmt, session: SessionRow, marker: number): number {
+  const id = session.id
+  if (!Number.isSafeInteger(marker) || marker < 0 || marker > session.next_seq) throw stale(id, marker, 'not a seq of this log')
+  let keepThrough = -1
+  let updatedAt = session.created_at
+  if (marker > 0) {
+    const last = stmt('select-event-before').get({ sessionId: id, beforeSeq: marker }) as EventRow | undefined
+    if (last === undefined || last.last_seq !== marker - 1) throw stale(id, marker, 'no valid row ends right before it')
+    const checked = checkRow(last, true)
+    if (!checked.ok) throw stale(id, marker, 'the row before it is not valid')
+    keepThrough = last.seq
+    updatedAt = checked.lastTime
+  }
+  const next = stmt('select-events-from').get({ sessionId: id, fromSeq: keepThrough + 1 }) as EventRow | undefined
+  const defect = next === undefined
+    ? session.next_seq > marker
+    : next.seq !== marker || next.last_seq >= session.next_seq || !checkRow(next, true).ok
+  if (!defect) throw stale(id, marker, 'the log is valid there')
+  stmt('delete-events-from').run({ sessionId: id, fromSeq: keepThrough + 1 })
+  stmt('delete-checkpoint-from').run({ sessionId: id, fromSeq: marker })
+  return updatedAt
+}
+
+/** `next_seq`, `revision` and the lease owner of `id` in one read-only query (the invariant companion's). */
+export function readCommitState(stmt: Stmt, id: string): { nextSeq: number; revision: number; ownerId: string | null } | undefined {
+  const row = stmt('select-commit-state').get({ id }) as { next_seq: number; revision: number; owner_id: string | null } | undefined
+  return row === undefined ? undefined : { nextSeq: row.next_seq, revision: row.revision, ownerId: row.owner_id }
+}

@@ -1,0 +1,219 @@
+/**
+ * The one connection of a backend instance (02 §6): file checks before opening, pragmas read back, identity checked
+ * at start and whenever `schema_version` moves, the file created only by the first write, and every statement run
+ * inside a deferred (read) or `BEGIN IMMEDIATE` (write) transaction with SQLite failures mapped to persistence codes.
+ */
+
+import Database from 'better-sqlite3'
+import { SessionPersistenceError } from '@logbook/session-persistence'
+import { checkStorePath, createStoreFile } from './file-checks.ts'
+import { checkIdentity, createSchema, type StoreIdentity } from './identity.ts'
+import { applyPragmas, type PragmaSettings } from './pragmas.ts'
+import { sql, type StatementName } from './sql.ts'
+
+/** Everything the store needs from the validated plugin config. */
+export interface StoreOptions extends PragmaSettings {
+  /** Absolute database path, or `':memory:'`. */
+  readonly path: string
+  readonly checkPermissions: boolean
+}
+
+/** A prepared statement of `resources/sql`, typed loosely: rows are checked where they are read. */
+export type Statement = Database.Statement<unknown[], unknown>
+
+const sqliteCode = (error: unknown): string | undefined => {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined
+}
+
+/** True iff `error` is SQLite's "database is locked/busy" after the busy timeout. */
+export const isBusyError = (error: unknown): boolean => sqliteCode(error)?.startsWith('SQLITE_BUSY') === true
+
+/**
+ * Map a failure inside a transaction to the documented codes: persistence errors pass through, `SQLITE_BUSY` and
+ * I/O errors become retryable `STORE_IO`, a file that is not a database `STORE_FOREIGN`; other errors (bugs) pass.
+ */
+export function mapStoreError(error: unknown, path: string): unknown {
+  if (error instanceof SessionPersistenceError) return error
+  const code = sqliteCode(error)
+  if (code === undefined) return error
+  if (code === 'SQLITE_NOTADB') {
+    return new SessionPersistenceError('STORE_FOREIGN', `store ${path} is not a Logbook store (not an SQLite database)`, {
+      location: path,
+      cause: error,
+    })
+  }
+  const what = isBusyError(error) ? 'database is busy' : (error as Error).message
+  return new SessionPersistenceError('STORE_IO', `store ${path}: ${what} (${code})`, { location: path, cause: error })
+}
+
+/** One SQLite connection with lazy creation, identity tracking and transaction helpers. */
+export class SqliteStore {
+  readonly path: string
+  private readonly options: StoreOptions
+  private db: Database.Database | undefined
+  private identity: StoreIdentity | undefined
+  private schemaVersion = -1
+  private readonly statements = new Map<StatementName, Statement>()
+  private closed = false
+
+  constructor(options: StoreOptions) {
+    this.options = options
+    this.path = options.path
+  }
+
+  /** The store id once the database is a Logbook store, else `undefined`. */
+  get storeId(): string | undefined {
+    return this.identity?.kind === 'store' ? this.identity.storeId : undefined
+  }
+
+  /**
+   * Validate the configured store without creating anything: file checks, then (file present) open, pragmas and the
+   * identity check. `:memory:` opens at once.
+   * @throws SessionPersistenceError `STORE_UNSAFE`, `STORE_FOREIGN`, `STORE_INCOMPATIBLE`, `STORE_IO`.
+   */
+  start(): void {
+    if (this.path === ':memory:') {
+      this.open(false)
+      return
+    }
+    const { fileExists } = checkStorePath(this.path, this.options.checkPermissions)
+    if (fileExists) this.open(false)
+  }
+
+  /** Whether a database is open (a file-backed store without its file has none until the first write). */
+  get isOpen(): boolean {
+    return this.db !== undefined
+  }
+
+  /**
+   * Run `fn` in one deferred transaction (a consistent snapshot); `undefined` without calling it when there is no
+   * database file or the database is still pristine. Never creates the file.
+   * @throws SessionPersistenceError `STORE_IO` and the identity codes.
+   */
+  read<T>(fn: (stmt: (name: StatementName) => Statement) => T): T | undefined {
+    if (this.db === undefined) {
+      if (this.closed) throw this.closedError()
+      const { fileExists } = checkStorePath(this.path, this.options.checkPermissions)
+      if (!fileExists) return undefined
+      this.open(false)
+    }
+    return this.transaction('begin-deferred', () => {
+      this.checkSchemaVersion()
+      if (this.identity?.kind !== 'store') return undefined
+      return fn(this.stmt)
+    })
+  }
+
+  /**
+   * Run `fn` in one `BEGIN IMMEDIATE` transaction, creating the file (0600) and the schema first when needed;
+   * rolled back on any error.
+   * @throws SessionPersistenceError `STORE_IO` (busy after the timeout: retryable), the identity codes, or what `fn` throws.
+   */
+  write<T>(fn: (stmt: (name: StatementName) => Statement, now: number) => T): T {
+    if (this.db === undefined) {
+      if (this.closed) throw this.closedError()
+      const { fileExists } = checkStorePath(this.path, this.options.checkPermissions)
+      const created = fileExists ? false : createStoreFile(this.path, this.options.synchronous === 'full')
+      this.open(created)
+    }
+    return this.transaction('begin-immediate', () => {
+      this.checkSchemaVersion()
+      const now = Date.now()
+      if (this.identity?.kind === 'pristine') {
+        this.identity = { kind: 'store', storeId: createSchema(this.db!, now) }
+        this.schemaVersion = this.stmt('select-schema-version').pluck().get() as number
+      }
+      return fn(this.stmt, now)
+    })
+  }
+
+  /** The connection's pragmas as SQLite reports them now (diagnostics and tests); `undefined` without a connection. */
+  pragmas(): Readonly<Record<string, unknown>> | undefined {
+    const db = this.db
+    if (db === undefined) return undefined
+    const names = ['journal_mode', 'synchronous', 'foreign_keys', 'trusted_schema', 'mmap_size', 'busy_timeout', 'application_id', 'user_version', 'page_size']
+    return Object.freeze(Object.fromEntries(names.map(name => [name, db.pragma(name, { simple: true })])))
+  }
+
+  /** Close the connection (WAL checkpointed by SQLite); later calls fail `STORE_IO`. Idempotent. */
+  close(): void {
+    this.closed = true
+    this.statements.clear()
+    const db = this.db
+    this.db = undefined
+    if (db?.open === true) db.close()
+  }
+
+  /** The prepared statement `name` (cached per connection). */
+  private readonly stmt = (name: StatementName): Statement => {
+    let statement = this.statements.get(name)
+    if (statement === undefined) {
+      statement = this.db!.prepare(sql(name)) as Statement
+      this.statements.set(name, statement)
+    }
+    return statement
+  }
+
+  private closedError(): SessionPersistenceError {
+    return new SessionPersistenceError('STORE_IO', `store ${this.path} is closed`, { location: this.path })
+  }
+
+  private open(fresh: boolean): void {
+    let db: Database.Database | undefined
+    try {
+      db = new Database(this.path, { timeout: this.options.busyTimeoutMs, fileMustExist: this.path !== ':memory:' })
+      applyPragmas(db, this.path, this.options, fresh)
+      this.db = db
+      this.transaction('begin-immediate', () => this.checkSchemaVersion(true))
+    } catch (error) {
+      this.db = undefined
+      this.statements.clear()
+      if (db?.open === true) db.close()
+      throw mapStoreError(error, this.path)
+    }
+  }
+
+  /** Re-run the identity check when `schema_version` moved since it was last seen (or when `force`). */
+  private checkSchemaVersion(force = false): void {
+    const version = this.stmt('select-schema-version').pluck().get() as number
+    if (!force && version === this.schemaVersion) return
+    const previous = this.identity
+    const identity = checkIdentity(this.db!, this.path)
+    if (previous?.kind === 'store' && (identity.kind !== 'store' || identity.storeId !== previous.storeId)) {
+      throw new SessionPersistenceError('STORE_INCOMPATIBLE', `store ${this.path} was replaced while open`, {
+        location: this.path,
+      })
+    }
+    this.identity = identity
+    this.schemaVersion = version
+    this.statements.clear()
+  }
+
+  private transaction<T>(begin: 'begin-deferred' | 'begin-immediate', fn: () => T): T {
+    const db = this.db!
+    try {
+      this.stmt(begin).run()
+    } catch (error) {
+      throw mapStoreError(error, this.path)
+    }
+    let result: T
+    try {
+      result = fn()
+      this.stmt('commit').run()
+    } catch (error) {
+      const mapped = mapStoreError(error, this.path)
+      if (!db.inTransaction) throw mapped
+      try {
+        this.stmt('rollback').run()
+      } catch (rollbackError) {
+        throw new SessionPersistenceError('STORE_IO', `store ${this.path}: rollback failed after ${(error as Error).message}`, {
+          location: this.path,
+          cause: new AggregateError([error, rollbackError], 'write and rollback failed'),
+        })
+      }
+      throw mapped
+    }
+    return result
+  }
+}

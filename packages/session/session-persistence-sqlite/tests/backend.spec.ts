@@ -1,0 +1,219 @@
+/**
+ * The SQLite backend hooks (02 §1.4, §3.4, §6): lease, append transaction, defects, cut, seek reads, listing and
+ * checkpoints, driven directly (the coordinator's behaviour is covered by the conformance suite).
+ */
+
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { ScanRecord } from '@logbook/session-persistence'
+import { sql } from '../src/sql.ts'
+import type { SqliteBackend } from '../src/backend.ts'
+import { sqliteDamage, tempDir, withDatabase } from './fixture.ts'
+import { deadOwner, header, owner, records, rejection, scalars, signal, startBackend, turn } from './helpers.ts'
+
+let dir: string
+let path: string
+let backend: SqliteBackend
+
+beforeEach(async () => {
+  dir = tempDir()
+  path = join(dir, 'logbook.sqlite')
+  backend = await startBackend(path)
+})
+afterEach(async () => {
+  await backend.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const firstDefect = (recs: readonly ScanRecord<number>[]) => recs.find(r => !r.result.ok)
+
+async function stored(id: string, events = turn(0)) {
+  const token = await backend.lock(id, owner(), signal)
+  const commit = await backend.materialize(token, header(id), records(events), signal)
+  return { token, commit }
+}
+
+describe('lease', () => {
+  it('a second owner is refused with the holder; a dead holder is taken over; unlock releases', async () => {
+    const first = owner()
+    const token = await backend.lock('s1', first, signal)
+    const error = await rejection(backend.lock('s1', owner(), signal))
+    expect(error.code).toBe('SESSION_LOCKED')
+    expect(error.details).toMatchObject({ holder: { scope: 'process', pid: process.pid, ownerId: first.ownerId, sameHost: true } })
+    await backend.unlock(token, signal)
+    expect(await backend.readLock('s1', signal)).toBeUndefined()
+
+    sqliteDamage(path).writeLockRecord('s2', deadOwner())
+    const taker = owner()
+    await backend.lock('s2', taker, signal)
+    expect((await backend.readLock('s2', signal))?.holder?.ownerId).toBe(taker.ownerId)
+  })
+
+  it('a broken lease makes the next write fail SESSION_LOCKED lost, writing nothing', async () => {
+    const { token, commit } = await stored('s1')
+    await backend.breakLock('s1', token.owner.ownerId, signal)
+    const error = await rejection(backend.append(token, commit, records(turn(6, 2)), signal))
+    expect(error.code).toBe('SESSION_LOCKED')
+    expect(error.details).toMatchObject({ lost: true })
+    expect((await rejection(backend.verifyLock(token, signal))).code).toBe('SESSION_LOCKED')
+    expect((await backend.scan('s1', {}, signal))?.revision).toBe(commit.revision)
+  })
+
+  it('breakLock with another owner id is SESSION_CONFLICT; with no lease it resolves', async () => {
+    await backend.lock('s1', owner(), signal)
+    expect((await rejection(backend.breakLock('s1', 'someone-else', signal))).code).toBe('SESSION_CONFLICT')
+    expect((await rejection(backend.breakLock('s1', null, signal))).code).toBe('SESSION_CONFLICT')
+    await backend.breakLock('nobody', 'x', signal)
+  })
+})
+
+describe('append and scan', () => {
+  it('materialize then append store packed rows; scan decodes them; revision is sqlite:<store>:<incarnation>:<n>', async () => {
+    const { token, commit } = await stored('s1')
+    expect(commit).toMatchObject({ nextSeq: 6, physicalLength: 4 })
+    expect(commit.revision).toMatch(/^sqlite:[0-9a-f-]{36}:[0-9a-f-]{36}:1$/)
+    const second = await backend.append(token, commit, records(turn(6, 2)), signal)
+    expect(second).toMatchObject({ nextSeq: 12, physicalLength: 8 })
+    expect(second.revision.endsWith(':2')).toBe(true)
+    const scan = (await backend.scan('s1', {}, signal))!
+    expect(scan.revision).toBe(second.revision)
+    expect(scan.records.map(r => r.marker)).toEqual([0, 1, 2, 5, 6, 7, 8, 11])
+    expect(scan.records.flatMap(r => (r.result.ok ? r.result.events.map(e => e.seq) : []))).toEqual([...Array(12).keys()])
+    expect(backend.eventState).toBe('detached')
+    expect(scan.location).toBe(path)
+  })
+
+  it('materialize over a stored id is SESSION_ALREADY_EXISTS', async () => {
+    const { token } = await stored('s1')
+    expect((await rejection(backend.materialize(token, header('s1'), records(turn(0)), signal))).code).toBe('SESSION_ALREADY_EXISTS')
+  })
+
+  it('P-104 rows inserted behind a writer’s back → SESSION_CONFLICT "stored next seq is N"; nothing written', async () => {
+    const { token, commit } = await stored('s1')
+    sqliteDamage(path).appendRawRecord('s1', JSON.stringify(scalars(6, 1)[0]))
+    const error = await rejection(backend.append(token, commit, records(turn(6, 2)), signal))
+    expect(error.code).toBe('SESSION_CONFLICT')
+    expect(error.message).toContain('stored next seq is 7')
+    withDatabase(path, db => expect(db.prepare('SELECT count(*) AS n FROM logbook_events').get()).toEqual({ n: 5 }))
+  })
+
+  it('a wrong first seq is SESSION_CONFLICT and leaves the rows alone', async () => {
+    const { token, commit } = await stored('s1')
+    const error = await rejection(backend.append(token, { ...commit, nextSeq: 7 }, records(turn(7, 2)), signal))
+    expect(error.code).toBe('SESSION_CONFLICT')
+    expect(error.message).toContain('stored next seq is 6')
+  })
+
+  it('a body that disagrees with its columns, rows beyond next_seq and missing rows are defects', async () => {
+    await stored('s1', [...turn(0), ...scalars(6, 3)])
+    const damage = sqliteDamage(path)
+    damage.corruptRecord('s1', 5, 'seq-gap')
+    let scan = (await backend.scan('s1', {}, signal))!
+    expect(firstDefect(scan.records)).toMatchObject({ marker: 7, result: { ok: false, turnEndEvidence: false } })
+
+    withDatabase(path, db => db.prepare('UPDATE logbook_sessions SET next_seq = 7 WHERE id = ?').run('s1'))
+    scan = (await backend.scan('s1', {}, signal))!
+    expect(firstDefect(scan.records)).toMatchObject({ marker: 7 })
+    expect((firstDefect(scan.records)!.result as { reason: string }).reason).toMatch(/beyond the stored next seq 7/)
+
+    withDatabase(path, db => db.prepare('UPDATE logbook_sessions SET next_seq = 12 WHERE id = ?').run('s1'))
+    damage.corruptRecord('s1', 5, 'garbage')
+    withDatabase(path, db => db.prepare('UPDATE logbook_events SET body = ? WHERE seq = 7').run(JSON.stringify(scalars(7, 1)[0])))
+    scan = (await backend.scan('s1', {}, signal))!
+    expect(scan.records.at(-1)).toMatchObject({ marker: 9, result: { ok: false } })
+    expect((scan.records.at(-1)!.result as { reason: string }).reason).toMatch(/missing/)
+  })
+
+  it('a header column that disagrees with the header JSON is reported as a header problem', async () => {
+    await stored('s1')
+    withDatabase(path, db => db.prepare("UPDATE logbook_sessions SET cwd = '/elsewhere' WHERE id = 's1'").run())
+    const scan = (await backend.scan('s1', {}, signal))!
+    expect(scan.headerProblem).toMatch(/cwd/)
+  })
+})
+
+describe('cut', () => {
+  it('cuts the first defect and everything after it, with checkpoints at or beyond it', async () => {
+    const { token } = await stored('s1', [...turn(0), ...scalars(6, 4)])
+    await backend.writeCheckpoint(token, 's1', { sessionId: 's1', seq: 8, anchor: { time: 1, type: 'todo/write' }, rows: {} }, signal)
+    sqliteDamage(path).tearLastRecord('s1', 5)
+    sqliteDamage(path).corruptRecord('s1', 5, 'garbage')
+    const scan = (await backend.scan('s1', {}, signal))!
+    const defect = firstDefect(scan.records)!
+    expect(defect.marker).toBe(7)
+    const result = await backend.cut(token, defect.marker, { nextSeq: 10, revision: scan.revision }, signal)
+    expect(result).toMatchObject({ nextSeq: 7, physicalLength: 5 })
+    expect(await backend.readCheckpoint('s1', signal)).toBeUndefined()
+    const after = (await backend.scan('s1', {}, signal))!
+    expect(firstDefect(after.records)).toBeUndefined()
+    expect(after.revision).toBe(result.revision)
+  })
+
+  it('P-104 a cut with a stale marker → SESSION_CONFLICT "repair is stale"; nothing deleted', async () => {
+    const { token, commit } = await stored('s1', [...turn(0), ...scalars(6, 4)])
+    for (const marker of [2, 5, 7, 10]) {
+      const error = await rejection(backend.cut(token, marker, commit, signal))
+      expect(error.code).toBe('SESSION_CONFLICT')
+      expect(error.message).toContain('repair is stale')
+    }
+    withDatabase(path, db => expect(db.prepare('SELECT count(*) AS n FROM logbook_events').get()).toEqual({ n: 8 }))
+  })
+})
+
+describe('seek reads', () => {
+  it('the seek query walks the primary key from s − 1023, never the whole table', () => {
+    const db = new Database(':memory:')
+    for (const name of ['create-table-sessions', 'create-table-events'] as const) db.exec(sql(name))
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql('select-events-from')}`).all({ sessionId: 'big', fromSeq: 1 }) as { detail: string }[]
+    expect(plan.map(p => p.detail).join('\n')).toMatch(/SEARCH logbook_events USING PRIMARY KEY \(session_id=\? AND seq>\?\)/)
+    db.close()
+  })
+
+  it('a seek starts at the packed row covering fromSeq', async () => {
+    await stored('s1', [...turn(0), ...turn(6, 2)])
+    const scan = (await backend.scan('s1', { fromSeq: 9 }, signal))!
+    expect(scan.startSeq).toBe(8)
+    expect(scan.records[0]!.marker).toBe(8)
+  })
+})
+
+describe('listing and checkpoints', () => {
+  it('lists newest first with keyset pagination and reports bad headers on the first page only', async () => {
+    for (const id of ['a', 'b', 'c']) await stored(id)
+    withDatabase(path, db => db.prepare("UPDATE logbook_sessions SET header = 'nope' WHERE id = 'b'").run())
+    const first = await backend.list({ limit: 1 }, signal)
+    expect(first.items.map(i => i.id)).toEqual(['a'])
+    expect(first.hasMore).toBe(true)
+    expect(first.problems.map(p => p.sessionId)).toEqual(['b'])
+    const next = await backend.list({ limit: 1, after: { updatedAt: first.items[0]!.updatedAt, id: 'a' } }, signal)
+    expect(next).toMatchObject({ items: [{ id: 'c', eventCount: 6 }], hasMore: false, problems: [] })
+  })
+
+  it('remove deletes session, rows, checkpoint and lease in one transaction', async () => {
+    const { token, commit } = await stored('s1')
+    await backend.writeCheckpoint(token, 's1', { sessionId: 's1', seq: 2, anchor: { time: 1, type: 'x/y' }, rows: {} }, signal)
+    expect((await rejection(backend.remove(token, 'sqlite:stale', signal))).code).toBe('SESSION_CONFLICT')
+    await backend.remove(token, commit.revision, signal)
+    withDatabase(path, db => {
+      for (const table of ['logbook_sessions', 'logbook_events', 'logbook_leases', 'logbook_projection_checkpoints']) {
+        expect(db.prepare(`SELECT count(*) AS n FROM ${table}`).get()).toEqual({ n: 0 })
+      }
+    })
+  })
+
+  it('a checkpoint at or beyond next_seq is CHECKPOINT_AHEAD', async () => {
+    const { token } = await stored('s1')
+    const error = await rejection(backend.writeCheckpoint(token, 's1', { sessionId: 's1', seq: 6, anchor: { time: 1, type: 'x/y' }, rows: {} }, signal))
+    expect(error.code).toBe('CHECKPOINT_AHEAD')
+  })
+
+  it('a second connection sees the first one’s commits (one database, two instances)', async () => {
+    await stored('s1')
+    const other = await startBackend(path)
+    expect((await other.scan('s1', {}, signal))?.records).toHaveLength(4)
+    await other.close()
+    expect(new Database(path).pragma('journal_mode', { simple: true })).toBe('wal')
+  })
+})

@@ -1,0 +1,99 @@
+/**
+ * Small builders shared by the SQLite backend tests: headers, event batches, encoded records and lock owners.
+ */
+
+import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
+import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '@logbook/session'
+import { encodeBatch, processStartOf, type EncodedRecord, type LockOwner } from '@logbook/session-persistence'
+import { SqliteBackend } from '../src/backend.ts'
+import type { StoreOptions } from '../src/store.ts'
+
+/** A never-aborted signal. */
+export const signal: AbortSignal = new AbortController().signal
+
+/** A valid header of `id` (`cwd` `/work/app`). */
+export function header(id: string, extra: Partial<SessionHeader> = {}): SessionHeader {
+  return { version: SESSION_FORMAT_VERSION, id, createdAt: 1_700_000_000_000, cwd: '/work/app', ...extra } as SessionHeader
+}
+
+/** A complete one-step turn `turn` starting at `seq` (6 events, 3 of them chunks). */
+export function turn(seq: number, turnNo = 1, time = 1_700_000_001_000): SessionEvent[] {
+  const t = (i: number): number => time + i * 10
+  const base = { turn: turnNo, step: 1 }
+  const chunk = (i: number, text: string) => ({
+    type: 'assistant/chunk', seq: seq + i, time: t(i), data: { ...base, chunk: { type: 'text-delta', index: 0, text } },
+  })
+  return [
+    { type: 'turn/start', seq, time: t(0), data: { turn: turnNo } },
+    { type: 'step/start', seq: seq + 1, time: t(1), data: base },
+    chunk(2, 'Hel'),
+    chunk(3, 'lo'),
+    chunk(4, '!'),
+    { type: 'turn/end', seq: seq + 5, time: t(5), data: { turn: turnNo, reason: { kind: 'completed' } } },
+  ] as unknown as SessionEvent[]
+}
+
+/** `count` scalar `todo/write` events from `seq` (one row each). */
+export function scalars(seq: number, count: number, time = 1_700_000_002_000): SessionEvent[] {
+  const out: SessionEvent[] = []
+  for (let i = 0; i < count; i++) {
+    out.push({ type: 'todo/write', seq: seq + i, time: time + i, data: { todos: [] } } as unknown as SessionEvent)
+  }
+  return out
+}
+
+/** The shared codec's records of `events` (chunks packed). */
+export const records = (events: readonly SessionEvent[]): EncodedRecord[] => encodeBatch(events, true)
+
+/** A lock owner of this process, registered as alive in the process-global owner set (02 §3.1). */
+export function owner(): LockOwner {
+  const ownerId = randomUUID()
+  const global = globalThis as { [key: symbol]: Set<string> | undefined }
+  const key = Symbol.for('logbook.persistence.owners')
+  ;(global[key] ??= new Set<string>()).add(ownerId)
+  return { ownerId, pid: process.pid, host: hostname(), processStart: processStartOf(process.pid), acquiredAt: Date.now() }
+}
+
+/** A lock owner on this host whose process does not exist. */
+export const deadOwner = (): LockOwner => ({
+  ownerId: '00000000-0000-4000-8000-000000000001',
+  pid: 2 ** 22 + 17,
+  host: hostname(),
+  processStart: null,
+  acquiredAt: 1,
+})
+
+/** A started backend on `path` with test-friendly defaults. */
+export async function startBackend(path: string, options: Partial<StoreOptions> = {}): Promise<SqliteBackend> {
+  const backend = new SqliteBackend({
+    path,
+    synchronous: 'full',
+    journalMode: 'wal',
+    busyTimeoutMs: 5000,
+    checkPermissions: true,
+    ...options,
+  })
+  await backend.start(signal)
+  return backend
+}
+
+/** Await `promise` and return the error it rejects with (fails when it resolves). */
+export async function rejection(promise: Promise<unknown>): Promise<Error & { code?: string; details?: Record<string, unknown> }> {
+  try {
+    await promise
+  } catch (error) {
+    return error as Error & { code?: string }
+  }
+  throw new Error('expected a rejection')
+}
+
+/** Synchronous variant of `rejection`. */
+export function thrown(fn: () => unknown): Error & { code?: string; details?: Record<string, unknown> } {
+  try {
+    fn()
+  } catch (error) {
+    return error as Error & { code?: string }
+  }
+  throw new Error('expected a throw')
+}
