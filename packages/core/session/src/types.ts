@@ -203,3 +203,9 @@ export interface FoldedSurface {
 
 /** The cause `openTurnClosers` closes an open turn with (01 §8). */
 export type CloserCause = { readonly kind: 'interrupted' } | { readonly kind: 'forked' }
+
+/** The 14 core event types of 01 §2.1; `SessionEventType` also holds the types plugins merge in. */
+export type CoreSessionEventType =
+  | 'turn/start' | 'turn/end' | 'step/start' | 'step/end' | 'system/message' | 'user/message' | 'assistant/chunk'
+  | 'assistant/message' | 'tool/call' | 'tool/result' | 'todo/write' | 'request/header' | 'request/context'
+  | 'session/end-seed'

@@ -7,7 +7,7 @@
  */
 import { SessionError } from './errors.ts'
 import { isJsonValueAt } from './json.ts'
-import type { SessionEvent, SessionEventType, SurfaceEventType } from './types.ts'
+import type { CoreSessionEventType, SessionEvent, SessionEventType, SurfaceEventType } from './types.ts'
 
 type Check = (v: unknown) => string | undefined
 type Obj = Record<string, unknown>
@@ -218,7 +218,7 @@ const toolSchema = obj([['name', nonEmpty], ['description', str], ['parameters',
 // Payloads (01 §1.4)
 
 const turnStep: FieldSpec[] = [['turn', posInt], ['step', posInt]]
-const PAYLOADS: { readonly [K in SessionEventType]: Check } = {
+const PAYLOADS: { readonly [K in CoreSessionEventType]: Check } = {
   'turn/start': obj([['turn', posInt]]),
   'turn/end': obj([['turn', posInt], ['reason', reason]]),
   'step/start': obj(turnStep),
