@@ -2,6 +2,7 @@
  * Closers for an open turn (01 §8, decision D5), shared by crash repair (`interrupted`) and fork (`forked`): one scan
  * finds the open turn, step and pending calls, then synthetic results, `step/end` and `turn/end` close them.
  */
+import { deepFreeze } from './json.ts'
 import type { CallId, CloserCause, SessionEvent, ToolResultMessage } from './types.ts'
 
 /** The error code of a synthetic result for a call that was requested but never recorded as started. */
@@ -94,11 +95,12 @@ export function openTurnClosers(events: readonly SessionEvent[], cause: CloserCa
   for (const [callId, entry] of pending) {
     const started = entry.callSeq !== undefined
     const text = `${started ? texts.started : texts.notStarted} ${GUIDANCE}`
+    // Key order as written in 01 §8.
     const message: ToolResultMessage = {
       id: `${cause.kind}-tool-result-${callId}-${seq}` as ToolResultMessage['id'],
       role: 'user',
-      content: [{ type: 'tool-result', toolCallId: callId as CallId, content: [{ type: 'text', text }], isError: true }],
       source: { kind: 'tool', callId: callId as CallId },
+      content: [{ type: 'tool-result', toolCallId: callId as CallId, isError: true, content: [{ type: 'text', text }] }],
     }
     const error = started
       ? { name: 'ToolOutcomeUnknownError', code: TOOL_OUTCOME_UNKNOWN }
@@ -111,17 +113,6 @@ export function openTurnClosers(events: readonly SessionEvent[], cause: CloserCa
   }
   if (openStep !== null) out.push({ type: 'step/end', seq: seq++, time, data: { turn, step: openStep } })
   out.push({ type: 'turn/end', seq, time, data: { turn, reason: { kind: cause.kind } } })
-  for (const e of out) deepFreezeFresh(e)
+  for (const e of out) deepFreeze(e)
   return out
-}
-
-/** Freezes a freshly built, acyclic, plain value (no shared or pre-frozen parts). */
-function deepFreezeFresh(value: unknown): void {
-  const stack: unknown[] = [value]
-  while (stack.length > 0) {
-    const v = stack.pop()
-    if (typeof v !== 'object' || v === null) continue
-    Object.freeze(v)
-    for (const k in v) stack.push((v as Loose)[k])
-  }
 }

@@ -60,12 +60,21 @@ export class ChunkRowError extends SessionError {
   }
 }
 
-/** Prefix a seed-path message and keep its code, recording the seed index (01 §5.2). */
-export function seedError(error: SessionError, index: number): SessionError {
-  return new SessionError(error.code, `seed event at index ${index}: ${error.message}`, index)
+/** A seed-path failure (01 §5.2): the message prefixed `seed event at index <i>: `, with `index = i`. */
+export function seedError(code: SessionErrorCode, message: string, index: number): SessionError {
+  return new SessionError(code, `seed event at index ${index}: ${message}`, index)
+}
+
+/** `String(value)` for a `<x>` placeholder (01 §0), or its `Object.prototype.toString` tag when conversion throws. */
+export function printValue(value: unknown): string {
+  try {
+    return String(value)
+  } catch {
+    return Object.prototype.toString.call(value)
+  }
 }
 
 /** Exhaustiveness guard for closed unions. */
 export function assertNever(value: never): never {
-  throw new Error(`unexpected value ${String(value)}`)
+  throw new Error(`unexpected value ${printValue(value)}`)
 }

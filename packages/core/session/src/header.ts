@@ -1,6 +1,6 @@
 /** Identifiers (01 §1.1) and the session header validator (01 §5.6). */
 import { posix, win32 } from 'node:path'
-import { SessionError } from './errors.ts'
+import { printValue, SessionError } from './errors.ts'
 import { snapshotFrozen } from './json.ts'
 import type { CallId as CallIdType, MessageId as MessageIdType, SessionHeader, SessionId as SessionIdType } from './types.ts'
 
@@ -72,8 +72,13 @@ function headerProblem(h: Record<string, unknown>, id: string): string | undefin
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 
-function assertId(id: unknown): asserts id is SessionIdType {
-  if (!isValidSessionId(id)) throw new SessionError('INVALID_SESSION_ID', `invalid session id "${String(id)}"`)
+/**
+ * @internal Asserts `id` is a valid session id (01 §1.1); the one source of this check for construction, `prepare`
+ * and `fork`.
+ * @throws SessionError `INVALID_SESSION_ID` `invalid session id "<id>"`.
+ */
+export function assertSessionId(id: unknown): asserts id is SessionIdType {
+  if (!isValidSessionId(id)) throw new SessionError('INVALID_SESSION_ID', `invalid session id "${printValue(id)}"`)
 }
 
 /**
@@ -91,7 +96,7 @@ export function assertSessionHeader(value: unknown, id: SessionIdType): asserts 
  * @throws SessionError `INVALID_SESSION_ID`, then `INVALID_HEADER`.
  */
 export function snapshotHeader(value: unknown, id: SessionIdType): SessionHeader {
-  assertId(id)
+  assertSessionId(id)
   const copy = snapshotFrozen(value, 1)?.value
   if (!isPlainObject(copy)) throw new SessionError('INVALID_HEADER', 'session header must be a plain object')
   const problem = headerProblem(copy, id)

@@ -27,7 +27,8 @@ export type { SessionErrorCode, SessionForkErrorCode } from './errors.ts'
 
 export { deepFreeze, isJsonValue, snapshotJsonValue } from './json.ts'
 export { assertSessionHeader, isValidSessionId, SESSION_FORMAT_VERSION } from './header.ts'
-export { assertSessionEvent, CORE_SESSION_EVENT_TYPES, isSurfaceType } from './validate.ts'
+export { assertSessionEvent } from './validate.ts'
+export { CORE_SESSION_EVENT_TYPES, isSurfaceType } from './vocabulary.ts'
 
 export { Session } from './session.ts'
 export { foldSurface, isAppendSurfaceEvent, isReplacementSurfaceEvent, isSurfaceEvent } from './surface.ts'

@@ -235,8 +235,8 @@ function parsedWalk(value: unknown, level: number, doFreeze: boolean): boolean {
 }
 
 /**
- * Freezes `value` and everything reachable from it through own properties (arrays by index, other objects by every
- * own string and symbol key), iteratively and cycle-safely; returns its argument.
+ * Freezes `value` and everything reachable from it through own properties (every own string and symbol key; array
+ * slots by index), iteratively and cycle-safely; returns its argument.
  * @throws TypeError from `Object.freeze` for a non-empty typed array, which cannot be frozen.
  */
 export function deepFreeze<T>(value: T): T {
@@ -258,14 +258,23 @@ export function deepFreeze<T>(value: T): T {
   reach(value)
   while (stack.length > 0) {
     const o = stack.pop() as Record<PropertyKey, unknown>
+    const names = ownNames(o)
     if (isArray(o)) {
-      for (let i = 0; i < o.length; i++) reach(o[i])
+      const n = o.length
+      for (let i = 0; i < n; i++) reach(o[i])
+      // A dense array's own names are its n slots plus `length`; anything beyond that is an extra key.
+      if (names.length !== n + 1) for (const name of names) if (name !== 'length' && !isSlot(name, n)) reach(o[name])
     } else {
-      const names = ownNames(o)
       for (let i = 0; i < names.length; i++) reach(o[names[i] as string])
-      const syms = ownSymbols(o)
-      for (let i = 0; i < syms.length; i++) reach(o[syms[i] as symbol])
     }
+    const syms = ownSymbols(o)
+    for (let i = 0; i < syms.length; i++) reach(o[syms[i] as symbol])
   }
   return value
+}
+
+/** True iff `name` is the canonical name of an array slot below `length`. */
+function isSlot(name: string, length: number): boolean {
+  const i = Number(name)
+  return Number.isInteger(i) && i >= 0 && i < length && String(i) === name
 }

@@ -3,8 +3,8 @@
  * contracts (§5.3), then the restore marker (§5.4). Three admission modes share the per-event pipeline.
  */
 
-import { SessionError, seedError } from './errors.ts'
-import { isValidSessionId, SESSION_FORMAT_VERSION, snapshotHeader } from './header.ts'
+import { assertNever, printValue, SessionError, seedError } from './errors.ts'
+import { assertSessionId, SESSION_FORMAT_VERSION, snapshotHeader } from './header.ts'
 import { freezeParsed, isJsonValue, snapshotFrozen } from './json.ts'
 import { planSurface, SurfaceState } from './surface.ts'
 import type {
@@ -40,12 +40,14 @@ export interface BuiltSession {
   requestContext: RequestContext | undefined
 }
 
-function assertId(id: unknown): asserts id is SessionId {
-  if (!isValidSessionId(id)) throw new SessionError('INVALID_SESSION_ID', `invalid session id "${String(id)}"`)
-}
-
-function seedFailure(code: SessionError['code'], message: string, index: number): SessionError {
-  return new SessionError(code, `seed event at index ${index}: ${message}`, index)
+/**
+ * The time of the next event of `log` (01 §3.1 step 6): `max(Date.now(), time of the last event)`, so times never
+ * decrease within a lifecycle. Shared by live append and the restore marker (§5.4).
+ */
+export function nextEventTime(log: readonly SessionEvent[]): number {
+  const now = Date.now()
+  const last = log[log.length - 1]
+  return last !== undefined && last.time > now ? last.time : now
 }
 
 function blank(header: SessionHeader, log: SessionEvent[] = [], surface = new SurfaceState()): BuiltSession {
@@ -79,7 +81,7 @@ export function headerFromMeta(id: SessionId, meta: SessionMeta | undefined): Se
 
 /** `Session.create`: mode `snapshot`; the header is snapshotted or synthesised. */
 export function buildCreated(id: SessionId, init: SessionInit | undefined): BuiltSession {
-  assertId(id)
+  assertSessionId(id)
   const header = init?.header === undefined
     ? Object.freeze({ version: SESSION_FORMAT_VERSION, id, createdAt: Date.now() }) as SessionHeader
     : snapshotHeader(init.header, id)
@@ -92,29 +94,24 @@ export function buildCreated(id: SessionId, init: SessionInit | undefined): Buil
 
 /** `Session.fromRestore`: mode `init.eventState`, then the `{}` marker unless the log already ends with one. */
 export function buildRestored(id: SessionId, init: RestoreInit): BuiltSession {
-  assertId(id)
+  assertSessionId(id)
   const built = blank(snapshotHeader(init.header, id))
   const mode = init.eventState
   if (mode !== 'detached' && mode !== 'shared-frozen') {
-    throw new SessionError('INVALID_SEED', `eventState must be "detached" or "shared-frozen", got ${String(mode)}`)
+    throw new SessionError('INVALID_SEED', `eventState must be "detached" or "shared-frozen", got ${printValue(mode)}`)
   }
   admitSeed(built, init.seed, mode, 0)
   finish(built, init.seed.length, init.inheritedEventCount)
   const log = built.log
-  const last = log[log.length - 1]
-  if (last?.type !== 'session/end-seed') {
-    const now = Date.now()
-    log.push(Object.freeze({
-      type: 'session/end-seed', seq: log.length, time: last !== undefined && last.time > now ? last.time : now,
-      data: Object.freeze({}),
-    }) as SessionEvent)
+  if (log[log.length - 1]?.type !== 'session/end-seed') {
+    log.push(Object.freeze({ type: 'session/end-seed', seq: log.length, time: nextEventTime(log), data: Object.freeze({}) }))
   }
   return built
 }
 
 /** `Session.fromShared`: the prefix is shared as is, its surface given or replayed; the tail is snapshotted. */
 export function buildShared(id: SessionId, init: SharedSessionInit): BuiltSession {
-  assertId(id)
+  assertSessionId(id)
   const header = snapshotHeader(init.header, id)
   const log = Array.from(init.prefix)
   let surface: SurfaceState
@@ -147,7 +144,7 @@ function admitSeed(built: BuiltSession, seed: readonly unknown[], mode: SeedMode
       if (content !== undefined) throw new SessionError('INVALID_EVENT', content)
       plan = planSurface(built.surface, built.log, event)
     } catch (error) {
-      throw error instanceof SessionError ? seedError(error, index) : error
+      throw error instanceof SessionError ? seedError(error.code, error.message, index) : error
     }
     built.log.push(event)
     if (plan !== null) built.surface.apply(plan)
@@ -162,25 +159,25 @@ function admitEvent(value: unknown, mode: SeedMode, index: number): SessionEvent
   switch (mode) {
     case 'snapshot': {
       const snapshot = snapshotFrozen(value, 1)
-      if (snapshot === undefined) throw seedFailure('NOT_JSON', 'is not lossless JSON', index)
+      if (snapshot === undefined) throw seedError('NOT_JSON', 'is not lossless JSON', index)
       event = snapshot.value
       break
     }
     case 'shared-frozen':
-      if (!isFrozenEvent(value)) throw seedFailure('INVALID_SEED', 'is not frozen (eventState shared-frozen)', index)
-      if (!isJsonValue(value)) throw seedFailure('NOT_JSON', 'is not lossless JSON', index)
+      if (!isFrozenEvent(value)) throw seedError('INVALID_SEED', 'is not frozen (eventState shared-frozen)', index)
+      if (!isJsonValue(value)) throw seedError('NOT_JSON', 'is not lossless JSON', index)
       break
     case 'detached':
       // The number and depth check fused with the in-place freeze: the caller gave up every alias (§5.1).
-      if (!freezeParsed(value, 1)) throw seedFailure('NOT_JSON', 'is not lossless JSON', index)
+      if (!freezeParsed(value, 1)) throw seedError('NOT_JSON', 'is not lossless JSON', index)
       break
     default:
-      throw new SessionError('INVALID_SEED', `unknown seed mode ${String(mode satisfies never)}`)
+      assertNever(mode)
   }
   const envelope = envelopeProblem(event)
-  if (envelope !== undefined) throw seedFailure('INVALID_EVENT', `invalid envelope: ${envelope}`, index)
+  if (envelope !== undefined) throw seedError('INVALID_EVENT', `invalid envelope: ${envelope}`, index)
   const seq = (event as SessionEvent).seq
-  if (seq !== index) throw seedFailure('INVALID_SEED', `has seq ${seq}; seed must be contiguous from 0`, index)
+  if (seq !== index) throw seedError('INVALID_SEED', `has seq ${seq}; seed must be contiguous from 0`, index)
   return event as SessionEvent
 }
 
@@ -203,7 +200,7 @@ function finish(built: BuiltSession, seedLength: number, count: number | undefin
   if (seeded && seedLength === 0) throw seedContract('seeded session requires an explicit constructor seed')
   if (seeded && count === undefined) throw seedContract('seeded session requires an inherited event count')
   if (count !== undefined && !(Number.isSafeInteger(count) && count >= 0)) {
-    throw seedContract(`inherited event count must be a non-negative safe integer, got ${String(count)}`)
+    throw seedContract(`inherited event count must be a non-negative safe integer, got ${printValue(count)}`)
   }
   const n = count ?? 0
   if (!seeded && n !== 0) throw seedContract(`non-seeded session must have inherited event count 0, got ${n}`)

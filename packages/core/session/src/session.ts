@@ -5,22 +5,26 @@
  */
 
 import { DerivedMessages } from './derive.ts'
-import { SessionError } from './errors.ts'
+import { printValue, SessionError } from './errors.ts'
 import { eventsView } from './events-view.ts'
 import { snapshotFrozen } from './json.ts'
-import { buildCreated, buildRestored, buildShared, type BuiltSession, type SharedSessionInit } from './seed.ts'
-import { planSurface } from './surface.ts'
+import { callContained, type Listener, type Warner } from './notify.ts'
+import { payloadProblem } from './payload.ts'
+import {
+  buildCreated, buildRestored, buildShared, type BuiltSession, nextEventTime, type SharedSessionInit,
+} from './seed.ts'
+import { planSurface, type SurfacePlan } from './surface.ts'
 import type {
   LogAppendOptions, Message, RequestContext, RequestHeader, RestoreInit, SessionEvent, SessionEventMap,
   SessionEventType, SessionHeader, SessionId, SessionInit, SessionSurface, SurfaceAppendOptions, SurfaceEventType,
 } from './types.ts'
-import { isSurfaceType, isValidEventTypeName, payloadProblem } from './validate.ts'
+import { assertEventTypeName, isSurfaceType, unknownEventTypeError } from './vocabulary.ts'
 
 /** A pre-commit check (§3.4): throw to veto; return a callback to run once the event commits. */
 export type SessionEventCheck = (session: Session, event: SessionEvent) => void | (() => void)
 
-/** @internal What an entered session needs from its store; implemented in `store.ts`. */
-export interface SessionHub {
+/** @internal What an entered session needs from its store; implemented in `store-core.ts`. */
+export interface SessionHub extends Warner {
   isKnownEventType(type: string): boolean
   /** The checks in registration order (a snapshot: registering during an append does not affect it). */
   checks(): readonly SessionEventCheck[]
@@ -28,8 +32,7 @@ export interface SessionHub {
    * Resolve the `session/event` listeners as Cordis dispatch does (may throw, e.g. from an `internal/dispatch`
    * hook); each is then called with `this = session`.
    */
-  resolveEventListeners(session: Session, event: SessionEvent): readonly ((...args: unknown[]) => unknown)[]
-  warn(text: string): void
+  resolveEventListeners(session: Session, event: SessionEvent): readonly Listener[]
   /** Run a detach that was deferred while the session was announcing or appending. */
   settle(link: SessionLink): void
 }
@@ -49,14 +52,6 @@ function invalidEvent(type: string, detail: string): SessionError {
   return new SessionError('INVALID_EVENT', `event "${type}": ${detail}`)
 }
 
-/** @internal `String(error)` for messages (01 §0), falling back to the tag of a value that refuses conversion. */
-export function describeError(error: unknown): string {
-  try {
-    return String(error)
-  } catch {
-    return Object.prototype.toString.call(error)
-  }
-}
 
 /** An append-only session log: validated, frozen, surface-tracked; published only while attached to a store. */
 export class Session {
@@ -171,12 +166,8 @@ export class Session {
     if (type === 'session/end-seed') {
       throw new SessionError('RESERVED_EVENT', 'event "session/end-seed" is written only by session construction')
     }
-    if (!isValidEventTypeName(type)) throw new SessionError('INVALID_EVENT', `event type "${describeError(type)}" is invalid`)
-    if (link !== undefined && !link.hub.isKnownEventType(type) && !isIgnorable(options)) {
-      throw new SessionError('UNKNOWN_EVENT_TYPE', `event type "${type}" is not registered with the session store; `
-        + 'register it or mark the event ignorable')
-    }
-    const candidate = this.build(type, data, options)
+    assertEventTypeName(type)
+    const candidate = this.build(type, data, options, link === undefined || link.hub.isKnownEventType(type))
     const plan = planSurface(this.surfaceState, this.log, candidate)
     if (!published) {
       this.commit(candidate, plan)
@@ -198,11 +189,11 @@ export class Session {
           try {
             callback()
           } catch (error) {
-            hub.warn(`session "${this.id}": check commit callback threw: ${describeError(error)}`)
+            hub.warn(`session "${this.id}": check commit callback threw: ${printValue(error)}`)
           }
         }
       }
-      for (let i = 0; i < listeners.length; i++) this.notify(hub, listeners[i]!, candidate)
+      for (let i = 0; i < listeners.length; i++) callContained(hub, 'session/event', listeners[i]!, this, candidate)
     } finally {
       link.appending = false
       if (link.detachRequested) link.hub.settle(link)
@@ -210,24 +201,35 @@ export class Session {
     return candidate
   }
 
-  /** Steps 4–6: options, snapshot and build, then the payload. */
-  private build(type: string, data: unknown, options: unknown): SessionEvent {
+  /**
+   * Steps 3 (the unknown-type half: it needs `ignorable`) to 6. Each option is read once, into locals (a getter may
+   * reenter `append`): only own enumerable keys count, in `Object.keys` order, and an `undefined` value is absent.
+   */
+  private build(type: string, data: unknown, options: unknown, known: boolean): SessionEvent {
     let ignorable: unknown
     let surfaceOp: unknown
     let sources: unknown
+    let optionProblem: string | undefined
     if (options !== undefined) {
-      if (typeof options !== 'object' || options === null) throw invalidEvent(type, 'append options must be an object')
-      // for-in plus hasOwn: the own enumerable keys, as Object.keys, without allocating them on every append.
-      for (const key in options) {
-        if (key !== 'surfaceOp' && key !== 'sourceEventSeqs' && key !== 'ignorable' && Object.hasOwn(options, key)) {
-          throw invalidEvent(type, `unknown append option "${key}"`)
+      if (typeof options !== 'object' || options === null) {
+        optionProblem = 'append options must be an object'
+      } else {
+        // for-in plus hasOwn: the own enumerable keys, as Object.keys, without allocating them on every append.
+        for (const key in options) {
+          if (!Object.hasOwn(options, key)) continue
+          const value: unknown = (options as Record<string, unknown>)[key]
+          if (key === 'surfaceOp') surfaceOp = value
+          else if (key === 'sourceEventSeqs') sources = value
+          else if (key === 'ignorable') ignorable = value
+          else optionProblem ??= `unknown append option "${key}"`
         }
       }
-      ;({ ignorable, surfaceOp, sourceEventSeqs: sources } = options as Record<string, unknown>)
-      if (ignorable !== undefined) {
-        if (ignorable !== true) throw invalidEvent(type, 'ignorable must be true when present')
-        if (isSurfaceType(type)) throw invalidEvent(type, 'surface events cannot be ignorable')
-      }
+    }
+    if (!known && ignorable !== true) throw unknownEventTypeError(type)
+    if (optionProblem !== undefined) throw invalidEvent(type, optionProblem)
+    if (ignorable !== undefined) {
+      if (ignorable !== true) throw invalidEvent(type, 'ignorable must be true when present')
+      if (isSurfaceType(type)) throw invalidEvent(type, 'surface events cannot be ignorable')
     }
     const snapshot = snapshotFrozen(data, 2)
     if (snapshot === undefined) throw new SessionError('NOT_JSON', `event "${type}": data is not lossless JSON`)
@@ -236,9 +238,7 @@ export class Session {
     if (sources !== undefined) sources = snapshotMeta(type, sources)
     const log = this.log
     const seq = log.length
-    const now = Date.now()
-    const last = log[seq - 1]
-    const time = last !== undefined && last.time > now ? last.time : now
+    const time = nextEventTime(log)
     // One literal per shape keeps the stored events on a few hidden classes (key order as §2.2).
     let event: object
     if (surfaceOp === undefined && sources === undefined) {
@@ -260,26 +260,12 @@ export class Session {
   }
 
   /** Step 9: push, apply the surface plan, drop the view and advance the request folds. Cannot fail. */
-  private commit(event: SessionEvent, plan: ReturnType<typeof planSurface>): void {
+  private commit(event: SessionEvent, plan: SurfacePlan | null): void {
     this.log.push(event)
     if (plan !== null) this.surfaceState.apply(plan)
     this.view = undefined
     if (event.type === 'request/header') this.lastRequestHeader = event.data.header
     else if (event.type === 'request/context') this.lastRequestContext = event.data
-  }
-
-  /** Step 11 for one listener: failures are contained and logged. */
-  private notify(hub: SessionHub, listener: (...args: unknown[]) => unknown, event: SessionEvent): void {
-    try {
-      const result = listener.call(this, this, event)
-      if (isThenable(result)) {
-        result.then(undefined, (error: unknown) => {
-          hub.warn(`session "${this.id}": session/event listener rejected: ${describeError(error)}`)
-        })
-      }
-    } catch (error) {
-      hub.warn(`session "${this.id}": session/event listener threw: ${describeError(error)}`)
-    }
   }
 
   /** @internal The index of the first seed event (below `firstLiveSeq`) that matches `predicate`, or -1. */
@@ -300,14 +286,3 @@ function snapshotMeta(type: string, value: unknown): unknown {
   if (snapshot === undefined) throw new SessionError('NOT_JSON', `event "${type}": surface metadata is not lossless JSON`)
   return snapshot.value
 }
-
-function isIgnorable(options: unknown): boolean {
-  return typeof options === 'object' && options !== null && (options as LogAppendOptions).ignorable === true
-}
-
-/** @internal True for a value whose `then` is callable. */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null
-    && typeof (value as { then?: unknown }).then === 'function'
-}
-

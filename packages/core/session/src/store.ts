@@ -1,20 +1,20 @@
 /**
- * The session store (spec 01 §1.7, §6): `ctx.sessions`. It registers live sessions, publishes them through Cordis
- * events, runs pre-commit checks and keeps the registry of known event types. Methods that register something
- * (`create`, `fork`, `addCheck`, `registerEventType`) bind it to the caller's fiber.
+ * The session store (spec 01 §1.7, §6): `ctx.sessions`, a Cordis Service. It registers live sessions, publishes
+ * them through Cordis events, runs pre-commit checks and keeps the registry of known event types; the state and
+ * algorithms are in `store-core.ts`. Methods that register something (`create`, `fork`, `addCheck`,
+ * `registerEventType`) bind it to the caller's fiber.
  */
 
-import { randomUUID } from 'node:crypto'
 import { type Context, Service } from '@deepseek-ai/cordis'
-import { SessionError } from './errors.ts'
 import { forkLive } from './fork.ts'
-import { isValidSessionId } from './header.ts'
+import { assertSessionId } from './header.ts'
 import { headerFromMeta } from './seed.ts'
-import { describeError, isThenable, Session, type SessionEventCheck, type SessionHub, type SessionLink } from './session.ts'
+import { Session, type SessionEventCheck } from './session.ts'
+import { StoreCore } from './store-core.ts'
 import type {
   CreateSessionOptions, PrepareSessionOptions, RestoreSessionOptions, SessionEvent, SessionHeader, SessionId,
 } from './types.ts'
-import { CORE_SESSION_EVENT_TYPES, isValidEventTypeName } from './validate.ts'
+import { assertEventTypeName, isCoreEventType } from './vocabulary.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -25,228 +25,6 @@ declare module '@deepseek-ai/cordis' {
     'session/event'(this: Session, session: Session, event: SessionEvent): void
     'session/flush'(this: Session, session: Session): void | Promise<void>
     'session/disposed'(this: Session, session: Session): void
-  }
-}
-
-const CORE_TYPES: ReadonlySet<string> = new Set(CORE_SESSION_EVENT_TYPES)
-
-type Listener = (...args: unknown[]) => unknown
-interface Dispatcher {
-  dispatch(mode: string, args: unknown[]): Listener[]
-  readonly _hooks: Record<string, { readonly callback: Listener; readonly global?: boolean }[] | undefined>
-}
-const NO_LISTENERS: readonly Listener[] = Object.freeze([])
-
-/** One entered session: its link, plus the fields only the store reads. */
-interface Entry extends SessionLink {
-  readonly hub: StoreCore
-  readonly session: Session
-  removed: boolean
-}
-
-function notLive(id: string): SessionError {
-  return new SessionError('SESSION_NOT_LIVE', `session "${id}" is not live in this store`)
-}
-
-/**
- * The store's state and algorithms, kept off the Service object: Cordis hands callers a tracing proxy of the
- * service, so identity (entries, links) must live on a plain object.
- */
-class StoreCore implements SessionHub {
-  readonly entries = new Map<string, Entry>()
-  private checkList: readonly SessionEventCheck[] = []
-  private readonly registered = new Map<string, number>()
-  private readonly events: Dispatcher
-  private eventListeners: readonly Listener[] = NO_LISTENERS
-  private readonly logger: { warn(format: string, ...args: unknown[]): void }
-
-  constructor(ctx: Context) {
-    const events = ctx.root.events as unknown as Dispatcher
-    // The unwrapped bus: dispatch resolves listeners exactly as Cordis does, without a tracing proxy per append.
-    this.events = (events as unknown as Record<symbol, Dispatcher | undefined>)[Symbol.for('cordis.original')] ?? events
-    this.logger = ctx.logger('sessions')
-  }
-
-  isKnownEventType(type: string): boolean {
-    return CORE_TYPES.has(type) || this.registered.has(type)
-  }
-
-  checks(): readonly SessionEventCheck[] {
-    return this.checkList
-  }
-
-  /**
-   * Cordis dispatch, with a cheap path for the append hot loop: while nothing listens to `internal/dispatch`,
-   * dispatch would only return every `session/event` hook (a session carries no context filter), so the callbacks
-   * are taken straight from the hook list, cached until that list changes. Callers invoke them with `this = session`.
-   */
-  resolveEventListeners(session: Session, event: SessionEvent): readonly Listener[] {
-    const hooks = this.events._hooks
-    const observers = hooks['internal/dispatch']
-    if (observers !== undefined && observers.length > 0) {
-      return this.events.dispatch('emit', [session, 'session/event', session, event])
-    }
-    const list = hooks['session/event']
-    if (list === undefined || list.length === 0) return NO_LISTENERS
-    const cached = this.eventListeners
-    let same = cached.length === list.length
-    for (let i = 0; same && i < list.length; i++) same = cached[i] === list[i]!.callback
-    if (same) return cached
-    return this.eventListeners = Object.freeze(list.map(hook => hook.callback))
-  }
-
-  warn(text: string): void {
-    this.logger.warn('%s', text)
-  }
-
-  settle(link: SessionLink): void {
-    this.detach(link as Entry)
-  }
-
-  addCheck(check: SessionEventCheck): () => void {
-    this.checkList = [...this.checkList, check]
-    return () => {
-      const index = this.checkList.indexOf(check)
-      if (index >= 0) this.checkList = this.checkList.toSpliced(index, 1)
-    }
-  }
-
-  register(type: string): () => void {
-    this.registered.set(type, (this.registered.get(type) ?? 0) + 1)
-    return () => {
-      const count = this.registered.get(type)! - 1
-      if (count === 0) this.registered.delete(type)
-      else this.registered.set(type, count)
-    }
-  }
-
-  liveEntry(session: Session): Entry | undefined {
-    const entry = this.entries.get(session.id)
-    return entry !== undefined && entry.session === session ? entry : undefined
-  }
-
-  mintId(): SessionId {
-    let id: string
-    do id = randomUUID()
-    while (this.entries.has(id))
-    return id as SessionId
-  }
-
-  assertFree(id: string): void {
-    if (this.entries.has(id)) throw new SessionError('SESSION_ALREADY_EXISTS', `session "${id}" already exists`)
-  }
-
-  /** §6.1 step 4 over the seed of a freshly built session. */
-  assertKnownSeed(session: Session): void {
-    const i = session.findSeedEvent(event => event.ignorable !== true && !this.isKnownEventType(event.type))
-    if (i < 0) return
-    throw new SessionError('UNKNOWN_EVENT_TYPE', `seed event at index ${i}: event type "${session.events[i]!.type}" is not `
-      + 'registered with the session store; register it or mark the event ignorable', i)
-  }
-
-  /** §6.5: one effect on `ctx`'s fiber that enters and then announces; a failure rolls the entry back. */
-  publish(ctx: Context, session: Session): Session {
-    const core = this
-    ctx.effect(function* () {
-      yield core.enter(session)
-      core.announce(session)
-    }, 'sessions.create()')
-    return session
-  }
-
-  enter(session: Session): () => void {
-    if (session.link !== undefined) {
-      throw new SessionError('ALREADY_ATTACHED', `session "${session.id}" is already attached to a store`)
-    }
-    this.assertFree(session.id)
-    const entry: Entry = {
-      hub: this, session, announced: false, announcing: false, appending: false, detachRequested: false, removed: false,
-    }
-    this.entries.set(session.id, entry)
-    session.link = entry
-    return () => this.requestDetach(entry)
-  }
-
-  announce(session: Session): void {
-    const entry = this.liveEntry(session)
-    if (entry === undefined) throw notLive(session.id)
-    if (entry.announced) throw new SessionError('ALREADY_ANNOUNCED', `session "${session.id}" was already announced`)
-    entry.announced = true
-    entry.announcing = true
-    try {
-      for (const listener of this.events.dispatch('emit', [session, 'session/created', session])) {
-        const result = listener(session)
-        if (isThenable(result)) {
-          result.then(undefined, (error: unknown) => {
-            this.warn(`session "${session.id}": session/created listener rejected: ${describeError(error)}`)
-          })
-        }
-      }
-    } finally {
-      entry.announcing = false
-      if (entry.detachRequested) this.detach(entry)
-    }
-  }
-
-  /** §6.4: deferred while announcing or appending, else immediate; idempotent and bound to its entry. */
-  requestDetach(entry: Entry): void {
-    if (entry.removed) return
-    if (entry.announcing || entry.appending) entry.detachRequested = true
-    else this.detach(entry)
-  }
-
-  private detach(entry: Entry): void {
-    if (entry.removed) return
-    entry.removed = true
-    entry.detachRequested = false
-    const { session } = entry
-    if (this.entries.get(session.id) === entry) this.entries.delete(session.id)
-    if (session.link === entry) session.link = undefined
-    if (entry.announced) this.emitDisposed(session)
-  }
-
-  private emitDisposed(session: Session): void {
-    let listeners: Listener[]
-    try {
-      listeners = this.events.dispatch('emit', [session, 'session/disposed', session])
-    } catch (error) {
-      this.warn(`session "${session.id}": session/disposed dispatch failed: ${describeError(error)}`)
-      return
-    }
-    for (const listener of listeners) {
-      try {
-        const result = listener(session)
-        if (isThenable(result)) {
-          result.then(undefined, (error: unknown) => {
-            this.warn(`session "${session.id}": session/disposed listener rejected: ${describeError(error)}`)
-          })
-        }
-      } catch (error) {
-        this.warn(`session "${session.id}": session/disposed listener threw: ${describeError(error)}`)
-      }
-    }
-  }
-
-  async flush(session: Session): Promise<boolean> {
-    if (this.liveEntry(session) === undefined) throw notLive(session.id)
-    const listeners = this.events.dispatch('emit', [session, 'session/flush', session])
-    const failures: { error: unknown }[] = []
-    const runs = listeners.map((listener, index) => {
-      try {
-        return Promise.resolve(listener(session)).then(undefined, (error: unknown) => { failures[index] = { error } })
-      } catch (error) {
-        failures[index] = { error }
-        return undefined
-      }
-    })
-    await Promise.all(runs)
-    for (const failure of failures) if (failure !== undefined) throw failure.error
-    return listeners.length > 0
-  }
-
-  /** Store teardown: every remaining entry leaves, announced ones with `session/disposed`. */
-  detachAll(): void {
-    for (const entry of [...this.entries.values()]) this.detach(entry)
   }
 }
 
@@ -275,7 +53,7 @@ export default class SessionStore extends Service {
    */
   prepare(id?: SessionId, options?: PrepareSessionOptions): Session {
     const core = this.core
-    if (id !== undefined && !isValidSessionId(id)) throw new SessionError('INVALID_SESSION_ID', `invalid session id "${String(id)}"`)
+    if (id !== undefined) assertSessionId(id)
     const sessionId = id ?? core.mintId()
     core.assertFree(sessionId)
     let session: Session
@@ -373,8 +151,8 @@ export default class SessionStore extends Service {
    * @throws SessionError `INVALID_EVENT` for an invalid type name.
    */
   registerEventType(type: string): () => void {
-    if (!isValidEventTypeName(type)) throw new SessionError('INVALID_EVENT', `event type "${describeError(type)}" is invalid`)
-    if (CORE_TYPES.has(type)) return () => {}
+    assertEventTypeName(type)
+    if (isCoreEventType(type)) return () => {}
     const core = this.core
     return this.ctx.effect(() => core.register(type), 'sessions.registerEventType()')
   }

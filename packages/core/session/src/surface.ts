@@ -5,7 +5,8 @@
 
 import { SessionError } from './errors.ts'
 import type { FoldedSurface, SessionEvent, SessionSurface, SurfaceEvent } from './types.ts'
-import { isSurfaceType, surfaceMetaProblem } from './validate.ts'
+import { surfaceMetaProblem } from './validate.ts'
+import { isSurfaceType } from './vocabulary.ts'
 
 /** A validated surface transition: insert `seq` at `position`, shadowing `count` nodes (0 for an append). */
 export interface SurfacePlan {

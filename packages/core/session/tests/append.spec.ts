@@ -354,3 +354,98 @@ describe('checks, reentrancy and notification', () => {
     expect(observed).toEqual(['session/event'])
   })
 })
+
+describe('append pipeline order and options (01 §3.1)', () => {
+  it('runs the §3.1 steps in order: an input that breaks two steps fails at the earlier one, leaving no trace', async () => {
+    const { app, store, s } = await published()
+    let checks = 0
+    let notified = 0
+    store.addCheck(() => { checks++ })
+    app.on('session/event', () => { notified++ })
+    const user = userMsg('u')
+    const steps: [() => unknown, string, string][] = [
+      // step 2 before step 4
+      [() => appendAs(s, 'session/end-seed', {}, { foo: 1 }), 'RESERVED_EVENT',
+        'event "session/end-seed" is written only by session construction'],
+      // step 3 (name) before step 3 (registration) and step 4
+      [() => appendAs(s, 'Bad/x', {}, { foo: 1 }), 'INVALID_EVENT', 'event type "Bad/x" is invalid'],
+      // step 3 (registration) before step 4
+      [() => appendAs(s, 'plugin/y', {}, { foo: 1 }), 'UNKNOWN_EVENT_TYPE',
+        'event type "plugin/y" is not registered with the session store; register it or mark the event ignorable'],
+      // step 4: unknown key, then ignorable's value, then ignorable on a surface type
+      [() => appendAs(s, 'plugin/x', {}, { ignorable: false, foo: 1 }), 'INVALID_EVENT', 'event "plugin/x": unknown append option "foo"'],
+      [() => appendAs(s, 'user/message', user, { surfaceOp: 'append', ignorable: 1 }), 'INVALID_EVENT',
+        'event "user/message": ignorable must be true when present'],
+      // step 4 before step 5
+      [() => appendAs(s, 'plugin/x', { a: 1n }, { foo: 1 }), 'INVALID_EVENT', 'event "plugin/x": unknown append option "foo"'],
+      // step 5: data first, then the surface metadata
+      [() => appendAs(s, 'user/message', { a: 1n }, { surfaceOp: 'append', sourceEventSeqs: [1n] }), 'NOT_JSON',
+        'event "user/message": data is not lossless JSON'],
+      [() => appendAs(s, 'user/message', user, { surfaceOp: 'append', sourceEventSeqs: [0, 1n] }), 'NOT_JSON',
+        'event "user/message": surface metadata is not lossless JSON'],
+      [() => appendAs(s, 'user/message', user, { surfaceOp: { op: 'replace', start: Number.NaN, end: 0 } }), 'NOT_JSON',
+        'event "user/message": surface metadata is not lossless JSON'],
+      // step 5 before step 6, step 6 before step 7
+      [() => appendAs(s, 'user/message', {}, { surfaceOp: 'append', sourceEventSeqs: [-0] }), 'NOT_JSON',
+        'event "user/message": surface metadata is not lossless JSON'],
+      [() => appendAs(s, 'user/message', {}, { surfaceOp: 'bogus' }), 'INVALID_EVENT', 'event "user/message": data.id is required'],
+      // step 7 before step 8: the check never sees a candidate the surface refuses
+      [() => appendAs(s, 'user/message', user, { surfaceOp: 'bogus' }), 'INVALID_SURFACE', 'event "user/message": invalid surfaceOp'],
+    ]
+    for (const [act, code, message] of steps) expectError(act, code, message)
+    expect([s.seq, s.surface.nodes, checks, notified]).toEqual([0, [], 0, 0])
+  })
+
+  it('REENTRANT_APPEND outranks every other failure, and also applies while the checks run', async () => {
+    const { app, store, s } = await published()
+    const errors: unknown[] = []
+    app.on('session/event', session => { errors.push(thrown(() => appendAs(session, 'session/end-seed', {}, { foo: 1 }))) })
+    let inCheck = true
+    store.addCheck(session => {
+      if (inCheck) errors.push(thrown(() => appendAs(session, 'plugin/x', {})))
+    })
+    appendAs(s, 'plugin/x', {})
+    inCheck = false
+    const reenter = { code: 'REENTRANT_APPEND', message: 'session "s": append cannot reenter while another append is being published' }
+    expect(errors).toMatchObject([reenter, reenter])
+    expect(s.seq).toBe(1)
+  })
+
+  it('UNKNOWN_EVENT_TYPE applies from enter on, before announce', async () => {
+    const { store } = await makeApp()
+    const p = store.prepare(sid('p'))
+    appendAs(p, 'plugin/y', {})
+    store.enter(p)
+    expectError(() => appendAs(p, 'plugin/y', {}), 'UNKNOWN_EVENT_TYPE',
+      'event type "plugin/y" is not registered with the session store; register it or mark the event ignorable')
+    expect(appendAs(p, 'plugin/y', {}, { ignorable: true }).seq).toBe(1)
+  })
+
+  it('append options: a non-object is INVALID_EVENT, undefined values are absent, inherited keys are ignored', () => {
+    const s = detached()
+    expectError(() => appendAs(s, 'plugin/x', {}, null), 'INVALID_EVENT', 'event "plugin/x": append options must be an object')
+    expectError(() => appendAs(s, 'plugin/x', {}, 'append'), 'INVALID_EVENT', 'event "plugin/x": append options must be an object')
+    expect(Object.keys(appendAs(s, 'plugin/x', {}, { ignorable: undefined }))).toEqual(['type', 'seq', 'time', 'data'])
+    const v3 = 'event "user/message" is a surface type and requires surfaceOp'
+    expectError(() => appendAs(s, 'user/message', userMsg('u'), { surfaceOp: undefined }), 'INVALID_SURFACE', v3)
+    expectError(() => appendAs(s, 'user/message', userMsg('u'), Object.create({ surfaceOp: 'append' })), 'INVALID_SURFACE', v3)
+    expect(Object.keys(appendAs(s, 'plugin/x', {}, Object.create({ foo: 1, ignorable: true })))).toEqual(['type', 'seq', 'time', 'data'])
+    expect(s.seq).toBe(2)
+  })
+
+  it('reads each append option exactly once, and a getter in data that appends again does not mix up the two calls', () => {
+    const s = detached()
+    const reads: string[] = []
+    const options = {
+      get surfaceOp(): unknown { reads.push('surfaceOp'); return 'append' },
+      get sourceEventSeqs(): unknown { reads.push('sourceEventSeqs'); return [0] },
+    }
+    appendAs(s, 'plugin/x', {})
+    const data = { ...userMsg('u'), get id(): string { appendAs(s, 'plugin/x', { inner: true }, { ignorable: true }); return 'u' } }
+    const outer = appendAs(s, 'user/message', data, options)
+    expect(reads).toEqual(['surfaceOp', 'sourceEventSeqs'])
+    expect(s.events.map(e => e.type)).toEqual(['plugin/x', 'plugin/x', 'user/message'])
+    expect(outer).toEqual({ type: 'user/message', seq: 2, time: outer.time, data: userMsg('u'), surfaceOp: 'append', sourceEventSeqs: [0] })
+    expect(s.events[1]).toMatchObject({ seq: 1, ignorable: true })
+  })
+})

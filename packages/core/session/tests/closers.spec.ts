@@ -82,6 +82,12 @@ describe('openTurnClosers (01 §8)', () => {
     expect((out[0] as { data: { message: { id: string } } }).data.message.id).toBe('interrupted-tool-result-c1-3')
     expect('sourceEventSeqs' in out[0]!).toBe(false)
     expect(TOOL_NOT_STARTED).toBe('TOOL_NOT_STARTED')
+    // Key order as §8 writes the event, so the bytes persistence stores are fixed.
+    const data = out[0]!.data as { message: { content: object[] } }
+    expect([Object.keys(out[0]!), Object.keys(data), Object.keys(data.message), Object.keys(data.message.content[0]!)]).toEqual([
+      ['type', 'seq', 'time', 'data', 'surfaceOp'], ['turn', 'step', 'message', 'error'], ['id', 'role', 'source', 'content'],
+      ['type', 'toolCallId', 'isError', 'content'],
+    ])
     for (const e of out) expect(() => assertSessionEvent(e)).not.toThrow()
   })
 

@@ -230,6 +230,14 @@ describe('deepFreeze (01 §1.1)', () => {
     expect(deepFreeze(null)).toBe(null)
   })
 
+  it('reaches array keys beyond the slots: extra named keys and symbol keys', () => {
+    const sym = Symbol('s')
+    const list = Object.assign([{ slot: 1 }], { extra: { named: 1 }, [sym]: { symbolic: 1 } })
+    const sparse = Object.assign([] as object[], { 5: { late: 1 }, tag: { t: 1 } })
+    deepFreeze({ list, sparse })
+    for (const part of [list, list[0], list.extra, list[sym], sparse, sparse[5], sparse.tag]) expect(Object.isFrozen(part)).toBe(true)
+  })
+
   it('descends into containers that were already frozen', () => {
     const inner = { x: 1 }
     const outer = Object.freeze({ inner: Object.freeze([inner]) })

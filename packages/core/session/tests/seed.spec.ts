@@ -224,3 +224,44 @@ describe('Session.fromShared (the live-fork builder)', () => {
       'INVALID_SEED', 'inherited event count 5 does not match header seedLength 4')
   })
 })
+
+describe('construction order and inputs (01 §5.1–§5.2)', () => {
+  it('checks the header before the seed, and every seed event before the seeded contracts', () => {
+    expectError(() => Session.create(sid('s'), { seed: [plugin(5)], header: header('s', { foo: 1 }) }), 'INVALID_HEADER',
+      'session header has unknown field "foo"')
+    expectError(() => Session.create(sid('s'), { seed: [plugin(0), plugin(5)], header: seededHeader('s', 1) }), 'INVALID_SEED',
+      'seed event at index 1: has seq 5; seed must be contiguous from 0')
+    expectError(() => Session.create(sid('s'), { seed: [marker(0)], header: header('s'), inheritedEventCount: 3 }), 'INVALID_SEED',
+      'non-seeded session must have inherited event count 0, got 3')
+  })
+
+  it('runs the §5.2 steps of one entry in order: lossless, envelope, contiguity, content, surface plan', () => {
+    const at1 = (event: unknown): SessionEvent[] => [plugin(0), event as SessionEvent]
+    const cases: [unknown[], string, string][] = [
+      [at1({ type: 'plugin/x', seq: 9, time: -1, data: { a: 1n }, foo: 1 }), 'NOT_JSON', 'is not lossless JSON'],
+      [at1({ type: 'plugin/x', seq: 9, time: -1, data: {} }), 'INVALID_EVENT', 'invalid envelope: time must be a non-negative safe integer'],
+      [at1(ev('Bad/x', 9, {})), 'INVALID_SEED', 'has seq 9; seed must be contiguous from 0'],
+      [at1(ev('Bad/x', 1, {}, { surfaceOp: 'append' })), 'INVALID_EVENT', 'event type "Bad/x" is invalid'],
+      [at1(ev('user/message', 1, userMsg('u'), { ignorable: true })), 'INVALID_EVENT', 'event "user/message": surface events cannot be ignorable'],
+      [at1(ev('user/message', 1, {}, { surfaceOp: 'bogus' })), 'INVALID_EVENT', 'event "user/message": data.id is required'],
+      [at1(ev('turn/start', 1, { turn: 1 }, { surfaceOp: 'append' })), 'INVALID_SURFACE',
+        'event "turn/start" is not a surface type and cannot carry surfaceOp'],
+    ]
+    for (const [seed, code, message] of cases) {
+      const error = expectError(() => Session.create(sid('s'), { seed: seed as SessionEvent[] }), code, `seed event at index 1: ${message}`)
+      expect(error.index).toBe(1)
+    }
+    expectError(() => restore([plugin(0, { a: 1n })], 'shared-frozen'), 'INVALID_SEED',
+      'seed event at index 0: is not frozen (eventState shared-frozen)')
+  })
+
+  it('refuses a seed that is not an array, an unknown eventState and a meta that is not an object', async () => {
+    expectError(() => Session.create(sid('s'), { seed: {} as never }), 'INVALID_SEED', 'seed must be an array')
+    expectError(() => restore(undefined as never, 'detached'), 'INVALID_SEED', 'seed must be an array')
+    expectError(() => restore([], 'copied' as never), 'INVALID_SEED', 'eventState must be "detached" or "shared-frozen", got copied')
+    const { store } = await makeApp()
+    expectError(() => store.prepare(sid('m'), { meta: 'x' as never }), 'INVALID_HEADER', 'session header must be a plain object')
+    expectError(() => store.prepare(sid('m'), { meta: null as never }), 'INVALID_HEADER', 'session header must be a plain object')
+    expect(store.list()).toEqual([])
+  })
+})

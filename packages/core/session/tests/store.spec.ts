@@ -1,7 +1,7 @@
 import { Context } from '@deepseek-ai/cordis'
 import { describe, expect, it } from 'vitest'
 import SessionStore, { Session } from '../src/index.ts'
-import { appendAs, ev, expectError, makeApp, sid, thrown } from './harness.ts'
+import { appendAs, ev, expectError, makeApp, published, sid, thrown } from './harness.ts'
 
 /** A promise with its settle functions (Node 20 has no `Promise.withResolvers`). */
 function deferred(): { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } {
@@ -339,5 +339,46 @@ describe('restore through the store, and fiber-bound registrations', () => {
     s.append('turn/start', { turn: 1 })
     expect(log).toHaveLength(2)
     expect(s.seq).toBe(1)
+  })
+})
+
+describe('containment of store dispatch failures', () => {
+  it('a failing session/disposed dispatch is logged, and the session still leaves the store', async () => {
+    const { app, store, logs } = await makeApp()
+    const s = store.create(sid('s'))
+    const ran: string[] = []
+    app.on('session/disposed', () => { ran.push('listener') })
+    app.on('internal/dispatch', (_mode, name) => { if (name === 'session/disposed') throw new Error('hook') })
+    const detach = store.enter(store.prepare(sid('t')))
+    store.announce(store.get(sid('t'))!)
+    detach()
+    expect(logs).toContain('session "t": session/disposed dispatch failed: Error: hook')
+    expect([ran, store.list()]).toEqual([[], [s]])
+  })
+
+  it('a throwing internal/dispatch hook for session/created: announce throws it, and create rolls back', async () => {
+    const { app, store } = await makeApp()
+    const log: string[] = []
+    recordAll(app, log)
+    const boom = new Error('hook')
+    const stop = app.on('internal/dispatch', (_mode, name) => { if (name === 'session/created') throw boom })
+    expect(thrown(() => store.create(sid('c')))).toBe(boom)
+    expect([store.get(sid('c')), log]).toEqual([undefined, ['disposed c']])
+    const p = store.prepare(sid('p'))
+    const detach = store.enter(p)
+    expect(thrown(() => store.announce(p))).toBe(boom)
+    stop()
+    expectError(() => store.announce(p), 'ALREADY_ANNOUNCED', 'session "p" was already announced')
+    detach()
+    expect(log).toEqual(['disposed c', 'disposed p'])
+  })
+
+  it('a listener that rejects with a value whose String() throws is still logged', async () => {
+    const { app, s, logs } = await published()
+    const weird = Object.create(null) as object
+    app.on('session/event', () => Promise.reject(weird))
+    appendAs(s, 'plugin/x', {})
+    await tick()
+    expect(logs).toContain('session "s": session/event listener rejected: [object Object]')
   })
 })

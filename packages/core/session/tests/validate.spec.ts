@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { SessionError } from '../src/errors.ts'
-import {
-  assertSessionEvent, contentProblem, CORE_SESSION_EVENT_TYPES, envelopeProblem, isSurfaceType, isValidEventTypeName,
-  payloadProblem, surfaceMetaProblem,
-} from '../src/validate.ts'
+import { payloadProblem } from '../src/payload.ts'
+import { assertSessionEvent, contentProblem, envelopeProblem, surfaceMetaProblem } from '../src/validate.ts'
+import { CORE_SESSION_EVENT_TYPES, isSurfaceType, isValidEventTypeName } from '../src/vocabulary.ts'
 
 type Json = Record<string, unknown>
 
