@@ -35,7 +35,9 @@ export function withRetryBounds<S, T extends SessionPersistenceConfig>(schema: S
       )
     }
     return value
-  }, true) as unknown as Schema<S, T>
+    // `.default({})`: without it schemastery passes an absent config through the transform as `undefined`,
+    // so a backend loaded with no config (a bare `cordis.yml` row) would see no defaults at all.
+  }, true).default({} as S) as unknown as Schema<S, T>
 }
 
 /** The shared config alone (a backend without own keys can use it as is). */

@@ -1,0 +1,102 @@
+/**
+ * Reads only the two ends of a session file (02 §5 "List"): the header line and the last complete line, found in
+ * the last 4 KiB and widened up to 1 MiB. Listing and checkpoint reads use it instead of a full scan.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
+import { decodeRecordValue } from '@logbook/session-persistence'
+import { errnoCode } from './io.ts'
+import { REVISION_TAIL } from './revision.ts'
+
+/** The most a header line or the last line may take before the file counts as unreadable here. */
+export const MAX_END_WINDOW = 1024 * 1024
+
+/** What the ends of a file say. */
+export interface FileEnds {
+  readonly size: number
+  /** The header line, or undefined when no newline ends it within 1 MiB. */
+  readonly headerText: string | undefined
+  /** The last complete line after the header; `null` when the header is the last complete line. */
+  readonly lastLine: string | null | undefined
+  /** The last min(4096, size) bytes, for the revision. */
+  readonly tail: Buffer
+}
+
+function readAt(fd: number, start: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length)
+  let done = 0
+  while (done < length) {
+    const n = readSync(fd, buffer, done, length - done, start + done)
+    if (n === 0) break
+    done += n
+  }
+  return done === length ? buffer : buffer.subarray(0, done)
+}
+
+/** The header line and the offset just past its newline, widening from the first 4 KiB up to 1 MiB. */
+function headerLine(fd: number, size: number, head: Buffer): { text: string; end: number } | undefined {
+  for (let bytes = head, window = REVISION_TAIL; ; ) {
+    const nl = bytes.indexOf(10)
+    if (nl !== -1) return { text: bytes.toString('utf8', 0, nl), end: nl + 1 }
+    if (bytes.length >= size || bytes.length >= MAX_END_WINDOW) return undefined
+    window *= 4
+    bytes = readAt(fd, 0, Math.min(window, size, MAX_END_WINDOW))
+  }
+}
+
+/** The start offset and text of the last complete line, widening from `tail` up to 1 MiB; undefined past that. */
+function lastCompleteLine(fd: number, size: number, tail: Buffer): { start: number; text: string } | undefined {
+  for (let bytes = tail, window = REVISION_TAIL; ; ) {
+    const start = size - bytes.length
+    const end = bytes.lastIndexOf(10)
+    if (end !== -1) {
+      const before = end === 0 ? -1 : bytes.lastIndexOf(10, end - 1)
+      if (before !== -1 || start === 0) return { start: start + before + 1, text: bytes.toString('utf8', before + 1, end) }
+    }
+    if (start === 0 || bytes.length >= MAX_END_WINDOW) return undefined
+    window *= 4
+    const length = Math.min(window, size, MAX_END_WINDOW)
+    bytes = readAt(fd, size - length, length)
+  }
+}
+
+/**
+ * Reads the ends of the file at `path` with synchronous reads (two for most files: they are small, from the page
+ * cache, and an async round trip per read costs more than the read); undefined when it does not exist.
+ */
+export function readFileEnds(path: string): FileEnds | undefined {
+  let fd: number
+  try {
+    fd = openSync(path, 'r')
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined
+    throw error
+  }
+  try {
+    const { size } = fstatSync(fd)
+    const head = readAt(fd, 0, Math.min(REVISION_TAIL, size))
+    const tail = size <= head.length ? head : readAt(fd, size - REVISION_TAIL, REVISION_TAIL)
+    const header = headerLine(fd, size, head)
+    const last = header === undefined ? undefined : lastCompleteLine(fd, size, tail)
+    const lastLine = last === undefined || header === undefined ? undefined : last.start < header.end ? null : last.text
+    return { size, headerText: header?.text, lastLine, tail }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Seq and time of the last event a record line holds, or a reason it cannot be read. */
+export function lastEventOf(line: string): { readonly seq: number; readonly time: number } | { readonly problem: string } {
+  let value: unknown
+  try {
+    value = JSON.parse(line)
+  } catch {
+    return { problem: 'the last record is not valid JSON' }
+  }
+  const decoded = decodeRecordValue(value)
+  if (!decoded.ok) return { problem: `the last record does not decode: ${decoded.reason}` }
+  const last = decoded.events[decoded.events.length - 1] as { seq?: unknown; time?: unknown } | undefined
+  if (typeof last !== 'object' || last === null || !Number.isSafeInteger(last.seq) || !Number.isSafeInteger(last.time)) {
+    return { problem: 'the last record has no safe-integer seq and time' }
+  }
+  return { seq: last.seq as number, time: last.time as number }
+}

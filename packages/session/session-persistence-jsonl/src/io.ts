@@ -1,0 +1,67 @@
+/**
+ * The file-system primitives the backend's durability depends on, gathered in one object so that tests can spy on
+ * them (P-096) or inject faults (P-097). Every other module calls them through `io`, never `node:fs` directly, for
+ * the calls listed here.
+ */
+import { constants, fdatasync, ftruncateSync, writeSync } from 'node:fs'
+import { open } from 'node:fs/promises'
+
+/**
+ * Spyable file-system primitives; see the module comment. Writes and truncates are synchronous (page-cache copies:
+ * an async round trip per call costs more than the call), syncs are asynchronous (they wait for the device).
+ */
+export const io = {
+  /** `fdatasync` of an open file (the only file sync the backend uses, B4's floor). */
+  datasync(fd: number): Promise<void> {
+    return new Promise((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())))
+  },
+  /** `fsync` of a directory, making its entries (new names, renames, unlinks) durable. */
+  async fsyncDir(path: string): Promise<void> {
+    const dir = await open(path, constants.O_RDONLY | constants.O_DIRECTORY)
+    try {
+      await dir.sync()
+    } finally {
+      await dir.close()
+    }
+  },
+  /** One positional write; returns how many bytes were written (may be fewer than asked). */
+  write(fd: number, buffer: Buffer, offset: number, length: number, position: number): number {
+    return writeSync(fd, buffer, offset, length, position)
+  },
+  /** `ftruncate` of an open file. */
+  truncate(fd: number, length: number): void {
+    ftruncateSync(fd, length)
+  },
+}
+
+/** Durability switch of the configured store (`none` skips every file and directory fsync). */
+export type Durability = 'fsync' | 'none'
+
+/** Writes the whole buffer at `position`, looping over short writes. */
+export function writeFully(fd: number, buffer: Buffer, position: number): void {
+  let done = 0
+  while (done < buffer.length) {
+    const n = io.write(fd, buffer, done, buffer.length - done, position + done)
+    if (n <= 0) throw Object.assign(new Error('write made no progress'), { code: 'EIO' })
+    done += n
+  }
+}
+
+/** `fdatasync` unless durability is `none`. */
+export async function syncFile(fd: number, durability: Durability): Promise<void> {
+  if (durability === 'fsync') await io.datasync(fd)
+}
+
+/** Directory `fsync` unless durability is `none`. */
+export async function syncDir(path: string, durability: Durability): Promise<void> {
+  if (durability === 'fsync') await io.fsyncDir(path)
+}
+
+/** The `code` of a Node system error, or undefined. */
+export function errnoCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code = (error as { code: unknown }).code
+    return typeof code === 'string' ? code : undefined
+  }
+  return undefined
+}

@@ -1,0 +1,198 @@
+/**
+ * `list` (02 §1.3, §5 "List"): summaries from the two ends of each session file, filtered, ordered by `updatedAt`
+ * descending then id bytes ascending, paged by keyset. The latest scan is kept, and a page whose cursor it issued is
+ * served from it, so a full walk reads each file once. Files are read synchronously in slices of
+ * `SLICE` sessions with a yield to the event loop between slices; revisions are computed only for the items a page
+ * returns.
+ */
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs'
+import { join } from 'node:path'
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
+import { assertSessionHeader, deepFreeze, SESSION_FORMAT_VERSION, type SessionHeader, type SessionId } from '@logbook/session'
+import {
+  compareSummaries,
+  formatVersionError,
+  matchesQuery,
+  SessionPersistenceCorruptionError,
+  type BackendListQuery,
+  type BackendListResult,
+  type ListProblem,
+  type SessionSummary,
+} from '@logbook/session-persistence'
+import { lastEventOf, readFileEnds } from './file-ends.ts'
+import { decodeHeaderLine } from './header-line.ts'
+import { errnoCode } from './io.ts'
+import { isReservedName, projectKey, SESSION_FILE } from './paths.ts'
+import { REVISION_TAIL, revisionOf } from './revision.ts'
+import type { JsonlStore } from './store.ts'
+
+/** Sessions read per synchronous slice. */
+const SLICE = 64
+
+/** A listed session whose revision is computed when a page first returns it. */
+interface Listed {
+  readonly id: string
+  readonly updatedAt: number
+  readonly header: SessionHeader
+  readonly eventCount: number
+  readonly file: string
+  readonly size: number
+  readonly incarnation: string
+  summary: SessionSummary | undefined
+}
+
+type Entry = { readonly listed: Listed } | { readonly problem: ListProblem }
+
+interface Scan {
+  readonly key: string
+  readonly items: readonly Listed[]
+  readonly problems: readonly ListProblem[]
+  readonly issued: Set<string>
+}
+
+const filterKey = (q: BackendListQuery): string =>
+  JSON.stringify([q.cwd ?? '\u0000none', q.parentSession === undefined ? '\u0000none' : q.parentSession, q.updatedAfter ?? null])
+const positionKey = (p: { updatedAt: number; id: string }): string => `${p.updatedAt}:${p.id}`
+
+function corrupt(location: string, sessionId: string | undefined, detail: string, cause?: unknown): ListProblem {
+  const error = new SessionPersistenceCorruptionError(
+    `${sessionId === undefined ? '' : `session "${sessionId}": `}${detail}`,
+    { ...(sessionId === undefined ? {} : { sessionId }), location, detail, ...(cause === undefined ? {} : { cause }) },
+  )
+  return { location, ...(sessionId === undefined ? {} : { sessionId }), error }
+}
+
+/** Summarises one session file (without its revision), or says why it cannot be summarised. */
+function summarise(file: string, projectDir: string, sessionDir: string): Entry | undefined {
+  const ends = readFileEnds(file)
+  if (ends === undefined) return undefined
+  const head = decodeHeaderLine(ends.headerText, ends.headerText !== undefined, { projectDir, sessionDir })
+  const header = head.header
+  const id = typeof header?.id === 'string' ? header.id : undefined
+  if (header === undefined) return { problem: corrupt(file, id, head.problem ?? 'unreadable header') }
+  if (header.version !== SESSION_FORMAT_VERSION && typeof header.version === 'number') {
+    const error = formatVersionError(id ?? sessionDir, header.version, SESSION_FORMAT_VERSION, file)
+    return { problem: { location: file, ...(id === undefined ? {} : { sessionId: id }), error } }
+  }
+  if (head.problem !== undefined) return { problem: corrupt(file, id, head.problem) }
+  try {
+    assertSessionHeader(header, (id ?? sessionDir) as SessionId)
+  } catch (error) {
+    return { problem: corrupt(file, id, `invalid header: ${(error as Error).message}`, error) }
+  }
+  const valid = deepFreeze(header as unknown as SessionHeader)
+  let eventCount = 0
+  let updatedAt = valid.createdAt
+  if (ends.lastLine === undefined) return { problem: corrupt(file, valid.id, 'the last record is unreadable (no complete line within 1 MiB)') }
+  if (ends.lastLine !== null) {
+    const last = lastEventOf(ends.lastLine)
+    if ('problem' in last) return { problem: corrupt(file, valid.id, last.problem) }
+    eventCount = last.seq + 1
+    updatedAt = last.time
+  }
+  return { listed: { id: valid.id, updatedAt, header: valid, eventCount, file, size: ends.size, incarnation: head.incarnation, summary: undefined } }
+}
+
+/**
+ * The summary of `listed`, its revision read from the last 4 KiB of the size seen by the scan; undefined when the
+ * file was deleted since (a session changed between pages may be skipped, 02 §1.3).
+ */
+function summaryOf(listed: Listed, storeId: string): SessionSummary | undefined {
+  if (listed.summary !== undefined) return listed.summary
+  const length = Math.min(REVISION_TAIL, listed.size)
+  const tail = Buffer.allocUnsafe(length)
+  let fd: number
+  try {
+    fd = openSync(listed.file, 'r')
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined
+    throw error
+  }
+  try {
+    let done = 0
+    while (done < length) {
+      const n = readSync(fd, tail, done, length - done, listed.size - length + done)
+      if (n === 0) break
+      done += n
+    }
+  } finally {
+    closeSync(fd)
+  }
+  const { id, header, eventCount, updatedAt, file } = listed
+  listed.summary = { id, header, eventCount, updatedAt, revision: revisionOf(storeId, listed.incarnation, listed.size, tail), location: file }
+  return listed.summary
+}
+
+function listDir(path: string): string[] {
+  try {
+    return readdirSync(path)
+  } catch (error) {
+    const code = errnoCode(error)
+    if (code === 'ENOENT' || code === 'ENOTDIR') return []
+    throw error
+  }
+}
+
+/** Lists one store; keeps the latest scan for the pages that follow it. */
+export class Lister {
+  #last: Scan | undefined
+
+  constructor(private readonly store: JsonlStore) {}
+
+  /** One page for `query` (filters and keyset already validated by the coordinator). */
+  async list(query: BackendListQuery): Promise<BackendListResult> {
+    const key = filterKey(query)
+    const last = this.#last
+    const scan = query.after !== undefined && last !== undefined && last.key === key && last.issued.has(positionKey(query.after))
+      ? last
+      : await this.#scan(query, key)
+    this.#last = scan
+    const after = query.after
+    const start = after === undefined ? 0 : scan.items.findIndex((item) => compareSummaries(item, after) > 0)
+    const from = start === -1 ? scan.items.length : start
+    const page = scan.items.slice(from, from + query.limit)
+    const hasMore = from + query.limit < scan.items.length
+    if (hasMore) scan.issued.add(positionKey(page[page.length - 1] as Listed))
+    const storeId = page.length === 0 ? '' : await this.store.storeId()
+    const items: SessionSummary[] = []
+    for (const listed of page) {
+      const summary = summaryOf(listed, storeId)
+      if (summary !== undefined) items.push(summary)
+    }
+    return { items, hasMore, problems: scan.problems }
+  }
+
+  async #scan(query: BackendListQuery, key: string): Promise<Scan> {
+    const { after: _after, ...filters } = query
+    const { layout } = this.store
+    const projects = query.cwd !== undefined ? [projectKey(query.cwd)] : listDir(layout.root).filter((n) => !isReservedName(n))
+    const candidates: { file: string; projectDir: string; sessionDir: string }[] = []
+    for (const projectDir of projects) {
+      for (const sessionDir of listDir(join(layout.root, projectDir))) {
+        if (isReservedName(sessionDir)) continue
+        candidates.push({ file: join(layout.root, projectDir, sessionDir, SESSION_FILE), projectDir, sessionDir })
+      }
+    }
+    // The same encoded id under two project directories: the lookup refuses it, so listing reports every copy.
+    const copies = new Map<string, number>()
+    for (const c of candidates) copies.set(c.sessionDir, (copies.get(c.sessionDir) ?? 0) + 1)
+    const problems: ListProblem[] = []
+    const items: Listed[] = []
+    for (let i = 0; i < candidates.length; i++) {
+      if (i > 0 && i % SLICE === 0) await yieldToLoop()
+      const c = candidates[i]!
+      const entry = summarise(c.file, c.projectDir, c.sessionDir)
+      if (entry === undefined) continue
+      if (copies.get(c.sessionDir) !== 1) {
+        const id = 'listed' in entry ? entry.listed.id : entry.problem.sessionId
+        problems.push(corrupt(c.file, id, 'id stored twice (in more than one project directory)'))
+      } else if ('problem' in entry) {
+        problems.push(entry.problem)
+      } else if (matchesQuery(entry.listed as unknown as SessionSummary, filters)) {
+        items.push(entry.listed)
+      }
+    }
+    items.sort(compareSummaries)
+    return { key, items, problems, issued: new Set() }
+  }
+}

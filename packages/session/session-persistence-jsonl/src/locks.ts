@@ -1,0 +1,102 @@
+/**
+ * The backend's lock hooks (02 §3.3) over the lock-file mechanics: acquire (creating the store identity on first
+ * use), verify, release, inspect and break.
+ */
+import {
+  isHolderDead,
+  lockLostError,
+  processLockedError,
+  SessionPersistenceError,
+  type LockInfo,
+  type LockOwner,
+} from '@logbook/session-persistence'
+import { toStoreError } from './errors.ts'
+import { closeSync } from 'node:fs'
+import { acquireLockFile, breakLockFile, readLockFile, readLockFileSync, releaseLockFile, type LockRecord } from './lock-file.ts'
+import type { JsonlStore } from './store.ts'
+import type { JsonlLockToken } from './types.ts'
+
+function toOwner(record: LockRecord): LockOwner {
+  const { ownerId, pid, host, processStart, acquiredAt } = record
+  return { ownerId, pid, host, processStart, acquiredAt }
+}
+
+/** Takes the lock of `id` for `owner`. @throws `SESSION_LOCKED` with the live (or unparsable) holder. */
+export async function lockSession(store: JsonlStore, id: string, owner: LockOwner): Promise<JsonlLockToken> {
+  const lockPath = store.layout.lockFile(id)
+  try {
+    await store.prepareForWrite()
+    const record: LockRecord = { v: 1, sessionId: id, ...owner }
+    const result = await acquireLockFile(lockPath, record, store.durability, isHolderDead)
+    if (!result.ok) throw processLockedError(id, result.holder === null ? null : toOwner(result.holder))
+  } catch (error) {
+    throw toStoreError(error, id, 'taking the lock', lockPath)
+  }
+  return {
+    sessionId: id,
+    owner,
+    lockPath,
+    writer: { location: undefined, fd: undefined, size: undefined, revision: undefined, tail: undefined, released: false },
+  }
+}
+
+/**
+ * Confirms `token` still owns its lock file (one small synchronous read: it runs before every append).
+ * @throws `SESSION_LOCKED` with `details.lost: true`.
+ */
+export async function verifySessionLock(token: JsonlLockToken): Promise<void> {
+  let current
+  try {
+    current = readLockFileSync(token.lockPath)
+  } catch (error) {
+    throw toStoreError(error, token.sessionId, 'reading the lock', token.lockPath)
+  }
+  if (token.writer.released || current === undefined || current === null || current.ownerId !== token.owner.ownerId) {
+    throw lockLostError(token.sessionId, current === undefined ? undefined : current === null ? null : toOwner(current))
+  }
+}
+
+/** Releases the lock if `token` still owns it and closes its descriptor; a lost lock is left alone. */
+export async function unlockSession(token: JsonlLockToken): Promise<void> {
+  const { writer } = token
+  const fd = writer.fd
+  writer.fd = undefined
+  try {
+    if (fd !== undefined) closeSync(fd)
+    if (!writer.released) await releaseLockFile(token.lockPath, token.owner.ownerId)
+    writer.released = true
+  } catch (error) {
+    throw toStoreError(error, token.sessionId, 'releasing the lock', token.lockPath)
+  }
+}
+
+/** The stored lock of `id`, if any. */
+export async function readSessionLock(store: JsonlStore, id: string): Promise<LockInfo | undefined> {
+  const path = store.layout.lockFile(id)
+  try {
+    const current = await readLockFile(path)
+    if (current === undefined) return undefined
+    return { holder: current === null ? null : toOwner(current) }
+  } catch (error) {
+    throw toStoreError(error, id, 'reading the lock', path)
+  }
+}
+
+/** Removes the lock of `id` when its owner is `ownerId`. @throws `SESSION_CONFLICT` for another owner. */
+export async function breakSessionLock(store: JsonlStore, id: string, ownerId: string | null): Promise<void> {
+  const path = store.layout.lockFile(id)
+  let result
+  try {
+    result = await breakLockFile(path, ownerId)
+  } catch (error) {
+    throw toStoreError(error, id, 'breaking the lock', path)
+  }
+  if (result.outcome === 'mismatch') {
+    const holder = result.holder === null ? 'an unparsable lock' : `owner ${result.holder.ownerId}`
+    throw new SessionPersistenceError('SESSION_CONFLICT', `session "${id}": the lock is held by ${holder}, not ${ownerId ?? 'an unparsable lock'}`, {
+      sessionId: id,
+      location: path,
+      details: { ownerId: result.holder === null ? null : result.holder.ownerId },
+    })
+  }
+}

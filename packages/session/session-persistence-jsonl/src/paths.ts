@@ -1,0 +1,98 @@
+/**
+ * Store layout (02 §5 "Layout"): project keys, encoded ids and every path the backend touches. Pure functions, no I/O.
+ */
+import { createHash } from 'node:crypto'
+import { join } from 'node:path'
+
+/** Name of the store identity file at the root. */
+export const STORE_FILE = '.logbook-store.json'
+/** Directory of lock files, one per session id whatever its project directory. */
+export const LOCKS_DIR = '.locks'
+/** Directory that receives session directories being deleted. */
+export const DELETED_DIR = '.deleted'
+/** File name of a session log inside its session directory. */
+export const SESSION_FILE = 'session.jsonl'
+/** File name of the projection checkpoint beside the log. */
+export const CHECKPOINT_FILE = 'projections.json'
+/** Project key of sessions whose header has no `cwd`. */
+export const NO_CWD_KEY = '_no-cwd'
+
+const MAX_KEY_PREFIX = 100
+const MAX_ENCODED_ID = 64
+const ENCODED_ID_HEAD = 46
+
+function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex')
+}
+
+/**
+ * Maps a cwd to its project directory name; distinct cwds never share a key, even on case-insensitive filesystems,
+ * because the key ends with 12 hex digits of the cwd's SHA-256.
+ */
+export function projectKey(cwd: string | undefined): string {
+  if (cwd === undefined) return NO_CWD_KEY
+  let key = ''
+  let inSeparatorRun = false
+  for (const ch of cwd) {
+    if (ch === '/' || ch === '\\' || ch === ':') {
+      if (!inSeparatorRun) key += '-'
+      inSeparatorRun = true
+      continue
+    }
+    inSeparatorRun = false
+    key += /^[A-Za-z0-9._-]$/.test(ch) ? ch : '_'
+  }
+  key = key.replace(/^-+|-+$/g, '')
+  if (key.startsWith('.')) key = `_${key.slice(1)}`
+  key = Array.from(key).slice(0, MAX_KEY_PREFIX).join('')
+  if (key === '') key = 'root'
+  return `${key}-${sha256Hex(cwd).slice(0, 12)}`
+}
+
+/**
+ * Encodes a valid session id as a directory/file name that is injective and safe on case-insensitive filesystems
+ * (`X` → `~x`), at most 64 characters (long ids keep 46 characters, then `~~` and 16 hex digits of SHA-256).
+ */
+export function encodeId(id: string): string {
+  const encoded = id.replace(/[A-Z]/g, (c) => `~${c.toLowerCase()}`)
+  if (encoded.length <= MAX_ENCODED_ID) return encoded
+  return `${encoded.slice(0, ENCODED_ID_HEAD)}~~${sha256Hex(id).slice(0, 16)}`
+}
+
+/** Every path of one store root; `root` is absolute. */
+export class StoreLayout {
+  readonly storeFile: string
+  readonly locksDir: string
+  readonly deletedDir: string
+
+  constructor(readonly root: string) {
+    this.storeFile = join(root, STORE_FILE)
+    this.locksDir = join(root, LOCKS_DIR)
+    this.deletedDir = join(root, DELETED_DIR)
+  }
+
+  /** Directory of one project key. */
+  projectDir(key: string): string {
+    return join(this.root, key)
+  }
+
+  /** Directory of one session inside a project directory. */
+  sessionDir(key: string, id: string): string {
+    return join(this.root, key, encodeId(id))
+  }
+
+  /** The session log `<root>/<key>/<encoded-id>/session.jsonl`. */
+  sessionFile(key: string, id: string): string {
+    return join(this.sessionDir(key, id), SESSION_FILE)
+  }
+
+  /** The lock file `<root>/.locks/<encoded-id>.lock`. */
+  lockFile(id: string): string {
+    return join(this.locksDir, `${encodeId(id)}.lock`)
+  }
+}
+
+/** True for names the layout reserves (dot files and directories at the root). */
+export function isReservedName(name: string): boolean {
+  return name.startsWith('.')
+}

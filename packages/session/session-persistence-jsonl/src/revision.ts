@@ -1,0 +1,38 @@
+/**
+ * JSONL revisions (02 §4.4): `jsonl:<storeId>:<incarnation>:<size>:<first 16 hex of SHA-256 of the last
+ * min(4096, size) bytes>` — one exact stored state, compared for equality only.
+ */
+import { createHash } from 'node:crypto'
+import { readSync } from 'node:fs'
+
+/** How many trailing bytes a revision hashes. */
+export const REVISION_TAIL = 4096
+
+/** The revision of a file of `size` bytes whose last bytes are `tail` (at most 4096 of them are used). */
+export function revisionOf(storeId: string, incarnation: string, size: number, tail: Buffer): string {
+  const used = tail.length > REVISION_TAIL ? tail.subarray(tail.length - REVISION_TAIL) : tail
+  const digest = createHash('sha256').update(used).digest('hex').slice(0, 16)
+  return `jsonl:${storeId}:${incarnation}:${size}:${digest}`
+}
+
+/** Reads the last `min(4096, size)` bytes of an open file of `size` bytes (a small synchronous read). */
+export function readTail(fd: number, size: number): Buffer {
+  const length = Math.min(REVISION_TAIL, size)
+  const tail = Buffer.allocUnsafe(length)
+  let done = 0
+  while (done < length) {
+    const n = readSync(fd, tail, done, length - done, size - length + done)
+    if (n === 0) break
+    done += n
+  }
+  return done === length ? tail : tail.subarray(0, done)
+}
+
+/** The parts of a JSONL revision, or undefined when `revision` is not one. */
+export function parseRevision(revision: string): { storeId: string; incarnation: string; size: number } | undefined {
+  const parts = revision.split(':')
+  if (parts.length !== 5 || parts[0] !== 'jsonl') return undefined
+  const size = Number(parts[3])
+  if (!Number.isSafeInteger(size) || size < 0) return undefined
+  return { storeId: parts[1] as string, incarnation: parts[2] as string, size }
+}

@@ -1,0 +1,34 @@
+/**
+ * Types of the JSONL backend. Types only.
+ */
+import type { LockToken, SessionPersistenceConfig } from '@logbook/session-persistence'
+import type { SessionLocation } from './store.ts'
+
+/** Config of `JsonlSessionPersistence` (02 §1.5): the shared keys plus `root` and `durability`. */
+export interface JsonlSessionPersistenceConfig extends SessionPersistenceConfig {
+  /** Store root; a relative path resolves against `ctx.baseUrl` (else `process.cwd()`) at start. */
+  readonly root: string
+  /** `'fsync'`: fdatasync per batch, directory fsync on new entries. `'none'`: no fsync at all (tests). */
+  readonly durability: 'fsync' | 'none'
+}
+
+/** What a lock token remembers about the session it writes; mutated only under the coordinator's per-id queue. */
+export interface WriterState {
+  /** Where the log is, once materialised or first found. */
+  location: SessionLocation | undefined
+  /** Open descriptor (read-write) for appends and cuts, closed at unlock. */
+  fd: number | undefined
+  /** Size and revision this writer last observed or committed. */
+  size: number | undefined
+  revision: string | undefined
+  /** The last min(4096, size) bytes at `size`, so a new revision needs no read. */
+  tail: Buffer | undefined
+  /** True once the lock file was removed by `remove` or `unlock`. */
+  released: boolean
+}
+
+/** The JSONL lock token: the seam's token plus the lock path and writer state. */
+export interface JsonlLockToken extends LockToken {
+  readonly lockPath: string
+  readonly writer: WriterState
+}

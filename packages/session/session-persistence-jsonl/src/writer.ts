@@ -1,0 +1,207 @@
+/**
+ * The writing hooks (02 §5 "Materialisation", "Append", "Cut"): atomic first write, positional appends with
+ * `fdatasync` and truncate-back on failure, and repair cuts. Every hook runs under the lock, verified first.
+ */
+import { randomUUID } from 'node:crypto'
+import { fstatSync, openSync, readSync } from 'node:fs'
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { SessionHeader } from '@logbook/session'
+import type { CommitResult, EncodedRecord, ExpectedState } from '@logbook/session-persistence'
+import { removeCheckpointFrom } from './checkpoint-file.ts'
+import { ensureDir, publishNewFile, unlinkQuietly } from './durable-fs.ts'
+import { alreadyExistsError, conflictError, storeIoError, toStoreError } from './errors.ts'
+import { encodeHeaderLine } from './header-line.ts'
+import { errnoCode, io, syncFile, writeFully } from './io.ts'
+import { verifySessionLock } from './locks.ts'
+import { encodeId, projectKey, SESSION_FILE } from './paths.ts'
+import { parseRevision, readTail, REVISION_TAIL, revisionOf } from './revision.ts'
+import type { JsonlStore, SessionLocation } from './store.ts'
+import type { JsonlLockToken } from './types.ts'
+
+/** The text of `records`, one `\n`-terminated line each. */
+function recordText(records: readonly EncodedRecord[]): string {
+  let text = ''
+  for (const record of records) text += `${record.text}\n`
+  return text
+}
+
+/** The bytes of `records`, one `\n`-terminated line each. */
+export function recordBytes(records: readonly EncodedRecord[]): Buffer {
+  return Buffer.from(recordText(records), 'utf8')
+}
+
+const nextSeqAfter = (records: readonly EncodedRecord[], fallback: number): number =>
+  records.length === 0 ? fallback : (records[records.length - 1] as EncodedRecord).lastSeq + 1
+
+/**
+ * Creates the session file with `header` and `records` atomically (temp + fsync + link + directory fsync).
+ * @throws `SESSION_ALREADY_EXISTS` when any project directory holds the id, `SESSION_LOCKED` (lost), `STORE_IO`.
+ */
+export async function materializeSession(
+  store: JsonlStore,
+  token: JsonlLockToken,
+  header: SessionHeader,
+  records: readonly EncodedRecord[],
+): Promise<CommitResult> {
+  const id = token.sessionId
+  await verifySessionLock(token)
+  const key = projectKey(header.cwd)
+  const sessionDir = store.layout.sessionDir(key, id)
+  const file = join(sessionDir, SESSION_FILE)
+  try {
+    const storeId = await store.storeId()
+    const existing = await store.findAll(id)
+    if (existing.length > 0) throw alreadyExistsError(id, (existing[0] as SessionLocation).file)
+    await ensureDir(sessionDir, store.durability)
+    // Temps of materialisations that crashed before their link (we hold the lock: nobody else writes this id).
+    await removeTempsIn(sessionDir)
+    const incarnation = randomUUID()
+    const data = Buffer.from(`${encodeHeaderLine(header, incarnation)}\n${recordText(records)}`, 'utf8')
+    try {
+      await publishNewFile(`${file}.${token.owner.ownerId}.tmp`, file, data, store.durability)
+    } catch (error) {
+      if (errnoCode(error) === 'EEXIST') throw alreadyExistsError(id, file)
+      throw error
+    }
+    const revision = revisionOf(storeId, incarnation, data.length, data)
+    const location: SessionLocation = { file, sessionDir: encodeId(id), projectDir: key }
+    Object.assign(token.writer, { location, size: data.length, revision, tail: tailOf(undefined, data) })
+    return { nextSeq: nextSeqAfter(records, 0), revision, physicalLength: data.length }
+  } catch (error) {
+    throw toStoreError(error, id, 'materialising the session', file)
+  }
+}
+
+/** Opens (once per token) the session file for positional writes; returns the descriptor. */
+async function writerFd(store: JsonlStore, token: JsonlLockToken): Promise<number> {
+  const { writer } = token
+  if (writer.fd !== undefined) return writer.fd
+  writer.location ??= await store.find(token.sessionId)
+  if (writer.location === undefined) throw conflictError(token.sessionId, 'the session file vanished')
+  writer.fd = openSync(writer.location.file, 'r+')
+  return writer.fd
+}
+
+/** The last 4096 bytes of `previous` followed by `data`. */
+function tailOf(previous: Buffer | undefined, data: Buffer): Buffer {
+  // Copies, so the tail never keeps a large batch buffer alive.
+  if (data.length >= REVISION_TAIL || previous === undefined) return Buffer.from(data.subarray(Math.max(0, data.length - REVISION_TAIL)))
+  const joined = Buffer.concat([previous, data])
+  return joined.subarray(Math.max(0, joined.length - REVISION_TAIL))
+}
+
+/**
+ * Checks the file is exactly at `expect`: the full revision on a token's first use (or after another state was
+ * reported), the size afterwards (02 §5 "Append"). Leaves `writer` describing the current file; returns its size.
+ * @throws `SESSION_CONFLICT` "log changed underneath".
+ */
+async function checkExpected(store: JsonlStore, token: JsonlLockToken, expect: ExpectedState): Promise<number> {
+  const { writer } = token
+  const fd = await writerFd(store, token)
+  const { size } = fstatSync(fd)
+  const changed = (found: string): never => {
+    throw conflictError(token.sessionId, `log changed underneath (expected revision ${expect.revision}, found ${found})`, writer.location?.file)
+  }
+  if (writer.revision === expect.revision && writer.tail !== undefined) {
+    if (size !== writer.size) changed(`${size} bytes`)
+    return size
+  }
+  const parsed = parseRevision(expect.revision)
+  if (parsed === undefined || parsed.size !== size) return changed(`${size} bytes`)
+  const tail = readTail(fd, size)
+  const current = revisionOf(parsed.storeId, parsed.incarnation, size, tail)
+  if (current !== expect.revision) changed(current)
+  Object.assign(writer, { size, revision: current, tail })
+  return size
+}
+
+/**
+ * Appends `records` at the expected end of the file and `fdatasync`s; on failure truncates back (and syncs).
+ * @throws `SESSION_LOCKED` (lost), `SESSION_CONFLICT` ("log changed underneath"), `STORE_IO` (file unchanged; with
+ * an `AggregateError` cause when the truncate-back failed too).
+ */
+export async function appendRecords(
+  store: JsonlStore,
+  token: JsonlLockToken,
+  expect: ExpectedState,
+  records: readonly EncodedRecord[],
+): Promise<CommitResult> {
+  const id = token.sessionId
+  await verifySessionLock(token)
+  const first = records[0]
+  if (first !== undefined && first.seq !== expect.nextSeq) {
+    throw conflictError(id, `batch starts at seq ${first.seq}, expected ${expect.nextSeq}`, undefined, {
+      index: 0,
+      expected: expect.nextSeq,
+      actual: first.seq,
+    })
+  }
+  let size: number
+  try {
+    size = await checkExpected(store, token, expect)
+  } catch (error) {
+    throw toStoreError(error, id, 'checking the session file', token.writer.location?.file)
+  }
+  if (records.length === 0) return { nextSeq: expect.nextSeq, revision: expect.revision, physicalLength: size }
+  const fd = token.writer.fd!
+  const file = token.writer.location!.file
+  const data = recordBytes(records)
+  try {
+    writeFully(fd, data, size)
+    await syncFile(fd, store.durability)
+  } catch (error) {
+    try {
+      io.truncate(fd, size)
+      await syncFile(fd, store.durability)
+    } catch (rollbackError) {
+      throw storeIoError(id, 'appending (and truncating back)', new AggregateError([error, rollbackError], 'append and rollback failed'), file)
+    }
+    throw storeIoError(id, 'appending', error, file)
+  }
+  const newSize = size + data.length
+  const parsed = parseRevision(expect.revision)!
+  const tail = tailOf(token.writer.tail, data)
+  const revision = revisionOf(parsed.storeId, parsed.incarnation, newSize, tail)
+  Object.assign(token.writer, { size: newSize, revision, tail })
+  return { nextSeq: nextSeqAfter(records, expect.nextSeq), revision, physicalLength: newSize }
+}
+
+/**
+ * Truncates the file at `marker` (a record's byte offset), syncs, then removes a checkpoint at or beyond the cut seq
+ * (`expect.nextSeq`, the valid prefix length). @throws `SESSION_LOCKED` (lost), `SESSION_CONFLICT`, `STORE_IO`.
+ */
+export async function cutAt(store: JsonlStore, token: JsonlLockToken, marker: number, expect: ExpectedState): Promise<CommitResult> {
+  const id = token.sessionId
+  await verifySessionLock(token)
+  try {
+    const size = await checkExpected(store, token, expect)
+    const fd = token.writer.fd!
+    const before = Buffer.alloc(1)
+    const bytesRead = marker > 0 && marker <= size ? readSync(fd, before, 0, 1, marker - 1) : 0
+    if (bytesRead !== 1 || before[0] !== 10) throw conflictError(id, `repair is stale: byte ${marker} does not start a record`)
+    io.truncate(fd, marker)
+    await syncFile(fd, store.durability)
+    const location = token.writer.location!
+    await removeCheckpointFrom(location, expect.nextSeq)
+    const parsed = parseRevision(expect.revision)!
+    const tail = readTail(fd, marker)
+    const revision = revisionOf(parsed.storeId, parsed.incarnation, marker, tail)
+    Object.assign(token.writer, { size: marker, revision, tail })
+    return { nextSeq: expect.nextSeq, revision, physicalLength: marker }
+  } catch (error) {
+    throw toStoreError(error, id, 'cutting the torn tail', token.writer.location?.file)
+  }
+}
+
+const TEMP = /^(session\.jsonl|projections\.json)\..+\.tmp$/
+
+async function removeTempsIn(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) if (TEMP.test(name)) await unlinkQuietly(join(dir, name))
+}
+
+/** Removes temp files of interrupted materialisations and checkpoint writes in the session's directory. */
+export async function removeStaleTemps(store: JsonlStore, token: JsonlLockToken): Promise<void> {
+  const location = token.writer.location ?? (await store.find(token.sessionId))
+  if (location !== undefined) await removeTempsIn(join(location.file, '..'))
+}
