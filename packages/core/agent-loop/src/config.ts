@@ -1,0 +1,41 @@
+/**
+ * The plugin config (spec 03 §5.1, §7), defaults declared once here. `agents[]` entries name a session to create
+ * (`sessionId`) or resume (`resumeSessionId`), never both.
+ */
+
+import Schema from '@deepseek-ai/schemastery'
+import type { AgentLoopConfig, ConfiguredAgent } from './types.ts'
+
+const AgentEntry = Schema.object({
+  id: Schema.string().min(1).required().description('Label of the agent; the default session id is `<id>-<uuid>`.'),
+  sessionId: Schema.string().min(1).description('Create this session (exclusive with resumeSessionId).'),
+  resumeSessionId: Schema.string().min(1).description('Resume this stored session (exclusive with sessionId).'),
+  provider: Schema.string().min(1).required().description('Model provider (an adapter registered on llm).'),
+  model: Schema.string().min(1).required().description('Model name.'),
+  maxTokens: Schema.natural().min(1).description('Output token limit per request.'),
+  system: Schema.string().min(1).description('System prompt (surface node 0).'),
+  tools: Schema.array(Schema.string().min(1)).description('Allowed tool names; absent means every registered tool.'),
+  prompts: Schema.array(Schema.string()).description('Prompts queued by startConfigured(), one turn each.'),
+})
+
+/** The config schema; invalid config fails the plugin with Cordis's `ValidationError`. */
+export const AgentLoopConfigSchema: Schema<Partial<AgentLoopConfig>, AgentLoopConfig> = Schema.transform(
+  Schema.object({
+    maxSteps: Schema.natural().min(1).default(25).description('Steps per turn before it ends `max-steps`.'),
+    maxParallelToolCalls: Schema.natural().min(1).default(4).description('Bodies of one parallel-safe group running at once.'),
+    maxRequestRetries: Schema.natural().default(3).description('Retries of a failed request per step that agent/request-error may ask for.'),
+    toolCancelGraceMs: Schema.natural().default(5000).description('How long a cancelled tool body may run on before its outcome is recorded as unknown (ms).'),
+    agents: Schema.array(AgentEntry).default([]).description('Agents startConfigured() creates or resumes, in order.'),
+  }),
+  (input) => {
+    const value = input as unknown as AgentLoopConfig
+    value.agents.forEach((entry: ConfiguredAgent, index: number) => {
+      if (entry.sessionId !== undefined && entry.resumeSessionId !== undefined) {
+        throw new Schema.ValidationError('sessionId and resumeSessionId are exclusive', { path: ['agents', index] })
+      }
+    })
+    return value
+  },
+  true,
+  // A default on the transform itself: schemastery hands a nullable input through a transform without one.
+).default({}) as unknown as Schema<Partial<AgentLoopConfig>, AgentLoopConfig>

@@ -1,0 +1,105 @@
+/**
+ * `ctx.agents.resume` (spec 03 §5.1): spec 02 §4.3 step by step — write ownership first, cold read, closers of an
+ * interrupted turn appended through the same handle, the session rebuilt from the balanced log, `handOff`, publish.
+ */
+
+import type { Context } from '@deepseek-ai/cordis'
+import { openTurnClosers, SessionError, type Session, type SessionId } from '@logbook/session'
+import {
+  PERSISTENCE_NOT_CONFIGURED_MESSAGE, SessionPersistenceCorruptionError, type SessionHandle,
+} from '@logbook/session-persistence'
+import type { Agent } from './agent.ts'
+import { AgentError } from './errors.ts'
+import { createHost, publishOn } from './host.ts'
+import { bindAgent } from './lifecycle.ts'
+import { checkPartialOptions, resolveOptions } from './options.ts'
+import type { LoopRuntime } from './runtime.ts'
+import type { ResumeAgentInput } from './types.ts'
+import { newestHeader } from './util.ts'
+
+/** One signal for the caller's signal, the owner fiber's unload and the loop's teardown (02 §4.3 step 1). */
+function fuseSignal(signal: AbortSignal | undefined, owner: Context, runtime: LoopRuntime): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController()
+  const abort = (reason: unknown): void => {
+    if (!controller.signal.aborted) controller.abort(reason)
+  }
+  const onAbort = (): void => abort(signal!.reason)
+  if (signal?.aborted) abort(signal.reason)
+  else signal?.addEventListener('abort', onAbort, { once: true })
+  let active = true
+  const release = owner.effect(() => () => {
+    if (active) abort(new DOMException('the owner of this resume was disposed', 'AbortError'))
+  }, 'agents.resume()')
+  const factory = { dispose: async () => abort(new DOMException('the agent loop was disposed', 'AbortError')) }
+  runtime.agents.add(factory)
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      active = false
+      signal?.removeEventListener('abort', onAbort)
+      void release()
+      runtime.agents.delete(factory)
+    },
+  }
+}
+
+/** Step 5's core validation failure, reported as corruption of the stored log. */
+function corrupt(id: string, error: SessionError): SessionPersistenceCorruptionError {
+  return new SessionPersistenceCorruptionError(`session "${id}": the stored log is not a valid session: ${error.message}`, {
+    sessionId: id, detail: error.message, cause: error,
+  })
+}
+
+/**
+ * Resume the stored session `input.resumeSessionId` with an agent on it.
+ * @throws AgentError `PERSISTENCE_NOT_CONFIGURED` (02 §4.3's message), `INVALID_OPTIONS`; persistence errors of
+ * `open(id, 'write')` (`SESSION_LOCKED`, `SESSION_NOT_FOUND`, …); `SESSION_CORRUPT` when core rejects the log;
+ * the signal's reason when aborted (the handle is closed and the id stays resumable).
+ */
+export async function resumeAgent(runtime: LoopRuntime, owner: Context, input: ResumeAgentInput): Promise<Agent> {
+  const persistence = runtime.persistence()
+  if (persistence === undefined) throw new AgentError('PERSISTENCE_NOT_CONFIGURED', PERSISTENCE_NOT_CONFIGURED_MESSAGE)
+  if (input.options !== undefined) checkPartialOptions(input.options)
+  const id = input.resumeSessionId as SessionId
+  const fused = fuseSignal(input.signal, owner, runtime)
+  const { signal } = fused
+  let handle: SessionHandle | undefined
+  try {
+    if (signal.aborted) throw signal.reason
+    handle = await persistence.open(id, 'write', { signal })
+    if (signal.aborted) throw signal.reason
+    const events = await handle.read(0, { signal })
+    const closers = openTurnClosers(events, { kind: 'interrupted' })
+    if (closers.length > 0) await handle.append(closers, { signal })
+    const seed = [...events, ...closers]
+    const options = resolveOptions(input.options, newestHeader(seed))
+    let session: Session
+    try {
+      session = runtime.sessions.prepare(id, {
+        seed, meta: handle.header, inheritedEventCount: handle.inheritedEventCount, eventState: handle.eventState,
+      })
+    } catch (error) {
+      if (error instanceof SessionError && error.code !== 'SESSION_ALREADY_EXISTS') {
+        await handle.close()
+        throw corrupt(id, error)
+      }
+      throw error
+    }
+    if (signal.aborted) throw signal.reason
+    const host = await createHost(runtime.ctx)
+    try {
+      handle.handOff()
+      publishOn(host, session)
+    } catch (error) {
+      await host.dispose()
+      throw error
+    }
+    handle = undefined // adopted by the session's writer
+    return await bindAgent(runtime, owner, session, host, options)
+  } catch (error) {
+    await handle?.close()
+    throw error
+  } finally {
+    fused.dispose()
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The loop's shared state, kept on a plain object (Cordis hands callers a tracing proxy of the service): config,
+ * live agents, persistence claims seen on `persistence/claimed` / `persistence/released`, and contained event
+ * delivery.
+ */
+
+import type { Context } from '@deepseek-ai/cordis'
+import type { LlmService } from '@logbook/llm'
+import type { SessionStore } from '@logbook/session'
+import type { SessionPersistence } from '@logbook/session-persistence'
+import type { ToolsService } from '@logbook/tools'
+import type { AgentLoopConfig } from './types.ts'
+import { messageOf } from './util.ts'
+
+type Listener = (...args: unknown[]) => unknown
+
+/** Something the runtime disposes at factory teardown. */
+export interface Disposable {
+  dispose(): Promise<void>
+}
+
+/** State and services of one `agents` plugin instance. */
+export class LoopRuntime {
+  readonly agents = new Set<Disposable>()
+  /** sessionId → ownerId of the persistence claim currently held on it in this process. */
+  private readonly claims = new Map<string, string>()
+  private readonly releaseWaiters = new Map<string, (() => void)[]>()
+  private readonly log: ReturnType<Context['logger']>
+
+  constructor(readonly ctx: Context, readonly config: AgentLoopConfig) {
+    this.log = ctx.logger('agents')
+    ctx.on('persistence/claimed', event => {
+      this.claims.set(event.sessionId, event.ownerId)
+    })
+    ctx.on('persistence/released', event => {
+      if (this.claims.get(event.sessionId) === event.ownerId) this.claims.delete(event.sessionId)
+      const waiters = this.releaseWaiters.get(event.ownerId)
+      this.releaseWaiters.delete(event.ownerId)
+      for (const resolve of waiters ?? []) resolve()
+    })
+  }
+
+  get sessions(): SessionStore {
+    return this.ctx.sessions
+  }
+
+  get llm(): LlmService {
+    return this.ctx.llm
+  }
+
+  get tools(): ToolsService {
+    return this.ctx.tools
+  }
+
+  /** The persistence seam when one is loaded (optional dependency, read at each use). */
+  persistence(): SessionPersistence | undefined {
+    return this.ctx.get('sessionPersistence') as SessionPersistence | undefined
+  }
+
+  /** A promise settling when the claim now held on `sessionId` is released, or `undefined` when none is held. */
+  whenReleased(sessionId: string): Promise<void> | undefined {
+    const ownerId = this.claims.get(sessionId)
+    if (ownerId === undefined) return undefined
+    return new Promise(resolve => {
+      const waiters = this.releaseWaiters.get(ownerId) ?? []
+      waiters.push(resolve)
+      this.releaseWaiters.set(ownerId, waiters)
+    })
+  }
+
+  warn(text: string): void {
+    this.log.warn('%s', text)
+  }
+
+  /** Deliver `name` to each listener, containing (and logging) each listener's failure. */
+  emitContained(name: string, ...payload: unknown[]): void {
+    const args: unknown[] = [name, ...payload]
+    let callbacks: Listener[]
+    try {
+      callbacks = this.ctx.events.dispatch('emit', args) as Listener[]
+    } catch (error) {
+      this.warn(`${name} dispatch failed: ${messageOf(error)}`)
+      return
+    }
+    for (const callback of callbacks) {
+      try {
+        const result = callback(...args) as { then?: unknown } | undefined
+        if (typeof result?.then === 'function') {
+          (result as Promise<unknown>).then(undefined, (error: unknown) => this.warn(`${name} listener rejected: ${messageOf(error)}`))
+        }
+      } catch (error) {
+        this.warn(`${name} listener threw: ${messageOf(error)}`)
+      }
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { SESSION_FORMAT_VERSION, SessionId, type SessionEvent } from '@logbook/session'
+import JsonlSessionPersistence from '@logbook/session-persistence-jsonl'
+import { boot, deferred, OPTIONS, ofType, rejection, shape, tool } from './helpers.ts'
+
+const dirs: string[] = []
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+function tempRoot(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'logbook-loop-'))
+  dirs.push(dir)
+  return dir
+}
+
+describe('resume', () => {
+  it('L-104 resume without persistence → PERSISTENCE_NOT_CONFIGURED with 02 §4.3\'s exact message', async () => {
+    const { app } = await boot({ script: [] })
+    expect(await rejection(app.agents.resume({ resumeSessionId: 's1' }))).toMatchObject({
+      name: 'AgentError',
+      code: 'PERSISTENCE_NOT_CONFIGURED',
+      message: 'cannot resume: session persistence is not configured (load a session-persistence backend)',
+    })
+  })
+
+  it('L-104 a session another writer holds → SESSION_LOCKED from the first open(id, "write")', async () => {
+    const root = tempRoot()
+    const jsonl = { plugin: JsonlSessionPersistence, config: { root, durability: 'none' } }
+    const writer = await boot({ script: [{ text: 'a', repeat: true }], persistence: jsonl })
+    const agent = await writer.app.agents.create({ sessionId: 'shared', options: OPTIONS })
+    await agent.send('hi')
+    await writer.app.sessions.flush(agent.session)
+    const other = await boot({ script: [], persistence: jsonl })
+    const error = await rejection(other.app.agents.resume({ resumeSessionId: 'shared' }))
+    expect(error).toMatchObject({ code: 'SESSION_LOCKED' })
+    expect((error as { details?: { holder?: { scope?: string } } }).details?.holder?.scope).toBe('process')
+    // The same process: the live session's claim refuses a resume before anything is read.
+    expect(await rejection(writer.app.agents.resume({ resumeSessionId: 'shared' }))).toMatchObject({ code: 'SESSION_LOCKED' })
+    await agent.dispose()
+  })
+
+  it('L-105 crash during a tool, resume → closers with TOOL_OUTCOME_UNKNOWN; turn numbers continue; first header resume', async () => {
+    const started = deferred()
+    const first = await boot({
+      memory: 'l105',
+      script: [{ toolCalls: [{ id: 'c1', name: 'deploy', arguments: {} }] }],
+      tools: [tool('deploy', { execute: () => {
+        started.resolve()
+        return new Promise(() => {})
+      } })],
+    })
+    const crashed = await first.app.agents.create({ sessionId: 's1', options: OPTIONS })
+    void crashed.send('deploy it')
+    await started.promise
+    await first.app.sessions.flush(crashed.session)
+    const storedCount = crashed.session.seq
+    // The process "dies": its persistence goes away without the turn being closed.
+    await first.persistence!.dispose()
+
+    const second = await boot({ memory: 'l105', script: [{ text: 'it was interrupted' }] })
+    const agent = await second.app.agents.resume({ resumeSessionId: 's1' })
+    const s = agent.session
+    expect(shape(s.events, storedCount)).toEqual(['tool/result', 'step/end', 'turn/end', 'session/end-seed'])
+    const closer = s.events[storedCount] as SessionEvent<'tool/result'>
+    expect(closer.data.error).toEqual({ name: 'ToolOutcomeUnknownError', code: 'TOOL_OUTCOME_UNKNOWN' })
+    expect(closer.sourceEventSeqs).toEqual([ofType(s, 'tool/call')[0]!.seq])
+    expect(s.events[storedCount + 2]!.data).toEqual({ turn: 1, reason: { kind: 'interrupted' } })
+    expect(agent.options).toEqual({ provider: 'scripted', model: 'm1', tools: ['deploy'] })
+
+    const result = await agent.send('what happened?')
+    expect(result.turn).toBe(2)
+    expect(ofType(s, 'request/header').map(h => h.data.reason)).toEqual(['initial', 'resume'])
+    expect(ofType(s, 'request/context')).toHaveLength(1)
+    await agent.dispose()
+    expect(JSON.stringify(await second.app.sessionPersistence.readFrom('s1', 0))).toBe(JSON.stringify(s.events))
+  })
+
+  it('a resume with given options keeps them; without any header and options → INVALID_OPTIONS, and the id stays resumable', async () => {
+    const { app } = await boot({ memory: 'opts', script: [{ text: 'a', repeat: true }] })
+    const handle = await app.sessionPersistence.create({ version: SESSION_FORMAT_VERSION, id: SessionId('bare'), createdAt: 1 })
+    await handle.append([{ type: 'turn/start', seq: 0, time: 1, data: { turn: 1 } }])
+    await handle.close()
+    expect(await rejection(app.agents.resume({ resumeSessionId: 'bare' }))).toMatchObject({ code: 'INVALID_OPTIONS' })
+    expect(await rejection(app.agents.resume({ resumeSessionId: 'bare', options: { model: '' } }))).toMatchObject({
+      code: 'INVALID_OPTIONS', message: 'invalid agent options: model must be a non-empty string',
+    })
+    const agent = await app.agents.resume({ resumeSessionId: 'bare', options: OPTIONS })
+    expect(agent.options).toEqual(OPTIONS)
+    expect(shape(agent.session.events)).toEqual(['turn/start', 'turn/end', 'session/end-seed'])
+    expect((await agent.send('x')).turn).toBe(2)
+  })
+
+  it('a stored log core rejects → SESSION_CORRUPT with the core error as cause; the lock is released', async () => {
+    const { app } = await boot({ memory: 'corrupt', script: [] })
+    const handle = await app.sessionPersistence.create({ version: SESSION_FORMAT_VERSION, id: SessionId('bad'), createdAt: 1 })
+    await handle.append([{
+      type: 'user/message', seq: 0, time: 1, surfaceOp: { op: 'replace', start: 5, end: 5 },
+      data: { id: 'u', role: 'user', source: { kind: 'user' }, content: [{ type: 'text', text: 'x' }] },
+    } as unknown as SessionEvent])
+    await handle.close()
+    const error = await rejection(app.agents.resume({ resumeSessionId: 'bad', options: OPTIONS }))
+    expect(error).toMatchObject({ name: 'SessionPersistenceCorruptionError', code: 'SESSION_CORRUPT' })
+    expect(error.cause).toMatchObject({ code: 'INVALID_SURFACE' })
+    expect((await app.sessionPersistence.inspect('bad')).claim).toBe('none')
+  })
+
+  it('a pre-aborted signal rejects with its reason before anything is opened', async () => {
+    const { app } = await boot({ memory: 'abort', script: [] })
+    const controller = new AbortController()
+    const reason = new Error('stop')
+    controller.abort(reason)
+    expect(await rejection(app.agents.resume({ resumeSessionId: 'x', signal: controller.signal }))).toBe(reason)
+  })
+})

@@ -1,0 +1,41 @@
+/**
+ * Errors of the tool seam (spec 03 §4): registry misuse throws `ToolRegistryError`; a body throws `ToolError` to
+ * fail with a code of its own. Execution failures are never thrown: they are `ToolOutcome` values whose
+ * `error.code` is a `ToolOutcomeCode` or a code a body or hook chose.
+ */
+
+/** Every code a `ToolRegistryError` can carry. */
+export type ToolRegistryErrorCode = 'TOOL_NAME_TAKEN' | 'INVALID_TOOL'
+
+/** The codes the seam itself gives failed outcomes (§4 steps 1–3). */
+export type ToolOutcomeCode = 'UNKNOWN_TOOL' | 'INVALID_ARGS' | 'HOOK_FAILED' | 'TOOL_ERROR' | 'ABORTED' | 'TOOL_TIMEOUT'
+
+/** A misuse of the registry; nothing was registered. */
+export class ToolRegistryError extends Error {
+  declare readonly code: ToolRegistryErrorCode
+
+  constructor(code: ToolRegistryErrorCode, message: string) {
+    super(message)
+    Object.defineProperty(this, 'code', { value: code, enumerable: true, writable: false })
+    this.name = new.target.name
+  }
+}
+
+/**
+ * A failure a tool body throws on purpose: the outcome keeps `code` (default `TOOL_ERROR`) and the message, and
+ * its `error.name` is `ToolError`.
+ */
+export class ToolError extends Error {
+  readonly code: string
+
+  constructor(message: string, code = 'TOOL_ERROR') {
+    super(message)
+    this.code = typeof code === 'string' && code !== '' ? code : 'TOOL_ERROR'
+    this.name = 'ToolError'
+  }
+}
+
+/** Exhaustiveness guard for closed unions. */
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value ${String(value)}`)
+}
