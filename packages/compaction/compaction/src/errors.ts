@@ -1,0 +1,71 @@
+/**
+ * Errors of the compaction seam (spec 03 §2.6, §2.8): one class per role, each with a closed list of codes. The
+ * same codes are recorded in `compaction/end.error.code` when a bracket closes with a failure.
+ */
+
+/** Every code a `CompactionError` can carry (§2.6). */
+export type CompactionErrorCode =
+  | 'BUSY'
+  | 'NO_OPEN_TURN'
+  | 'INVALID_SPAN'
+  | 'CORRUPT_SURFACE'
+  | 'CHANGED'
+  | 'CANCELLED'
+  | 'SUMMARY_FAILED'
+  | 'COMMIT_FAILED'
+  | 'COMPACTION_FAILED'
+  | 'PERSISTENCE_FAILED'
+
+/** The codes of §2.6, in the order the spec lists them. */
+export const COMPACTION_ERROR_CODES: readonly CompactionErrorCode[] = Object.freeze([
+  'BUSY', 'NO_OPEN_TURN', 'INVALID_SPAN', 'CORRUPT_SURFACE', 'CHANGED', 'CANCELLED', 'SUMMARY_FAILED',
+  'COMMIT_FAILED', 'COMPACTION_FAILED', 'PERSISTENCE_FAILED',
+])
+
+/** The codes `compactNow` can reject with (§2.8, "Manual" step 5). */
+export type ManualCompactionErrorCode = Exclude<CompactionErrorCode, 'NO_OPEN_TURN' | 'INVALID_SPAN'>
+
+/** Options of a compaction error: the underlying failure, when there is one. */
+export interface CompactionErrorOptions {
+  readonly cause?: unknown
+}
+
+/** A compaction that was refused or failed; `code` is from a closed list and `message` is exact. */
+export class CompactionError extends Error {
+  declare readonly code: CompactionErrorCode
+
+  constructor(code: CompactionErrorCode, message: string, options?: CompactionErrorOptions) {
+    super(message, options !== undefined && 'cause' in options ? { cause: options.cause } : undefined)
+    Object.defineProperty(this, 'code', { value: code, enumerable: true, writable: false })
+    this.name = new.target.name
+  }
+}
+
+/** A failed `compactNow` (§2.8): the same codes and messages as the region transaction, minus the span codes. */
+export class ManualCompactionError extends CompactionError {
+  declare readonly code: ManualCompactionErrorCode
+
+  constructor(code: ManualCompactionErrorCode, message: string, options?: CompactionErrorOptions) {
+    super(code, message, options)
+  }
+}
+
+/** True iff `value` is a `CompactionError` (any subclass). */
+export function isCompactionError(value: unknown): value is CompactionError {
+  return value instanceof CompactionError
+}
+
+/** The message of any thrown value, for error texts (`String(x)` for non-errors). */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message
+  try {
+    return String(error)
+  } catch {
+    return Object.prototype.toString.call(error)
+  }
+}
+
+/** Exhaustiveness guard for closed unions. */
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value ${String(value)}`)
+}

@@ -1,0 +1,20 @@
+/**
+ * `@logbook/session-projection` (spec 03 §1): incremental per-session read models. The default export is the
+ * plugin providing `ctx.sessionProjections`; the built-in units `stats`, `todos` and `title`, `appendTitle`,
+ * `foldProjection` and the types (merge your state types into `ProjectionStates`) are exported beside it.
+ */
+import { SessionProjections } from './service.ts'
+import './events.ts'
+
+export default SessionProjections
+export { SessionProjections }
+export { SessionProjectionConfigSchema } from './config.ts'
+export type * from './types.ts'
+export {
+  PERSISTENCE_NOT_CONFIGURED_MESSAGE, PROJECTION_ERROR_CODES, ProjectionError,
+} from './errors.ts'
+export type { ProjectionErrorCode } from './errors.ts'
+export { foldProjection } from './fold.ts'
+export { statsProjection, StatsStateSchema } from './stats.ts'
+export { todosProjection, TodosStateSchema } from './todos.ts'
+export { appendTitle, SESSION_TITLE_EVENT, titleProjection, TitleStateSchema } from './title.ts'
