@@ -1,0 +1,154 @@
+/**
+ * Command-line parsing (spec 03 §6): one pass over every known option, then per-command checks. Every failure is
+ * a `USAGE` error (exit 2) with a one-line message.
+ */
+
+import { parseArgs } from 'node:util'
+import { usageError } from './errors.ts'
+
+/** The commands of §6.2, plus the demo's hidden child. */
+export type CommandName =
+  | 'demo' | 'run' | 'list' | 'show' | 'fork' | 'compact' | 'verify' | 'export' | 'import' | '__demo-child'
+
+/** The public commands, in help order. */
+export const COMMANDS: readonly CommandName[] = Object.freeze([
+  'demo', 'run', 'list', 'show', 'fork', 'compact', 'verify', 'export', 'import',
+])
+
+type OptionKind = 'string' | 'boolean'
+
+/** Every option: its kind and the commands it is valid for (`'*'` = global). */
+const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; commands: readonly string[] | '*' }>> = {
+  'dir': { kind: 'string', commands: '*' },
+  'config': { kind: 'string', commands: '*' },
+  'json': { kind: 'boolean', commands: ['list', 'show', 'verify', 'fork', 'compact'] },
+  'progress': { kind: 'boolean', commands: '*' },
+  'quiet': { kind: 'boolean', commands: '*' },
+  'no-color': { kind: 'boolean', commands: '*' },
+  'help': { kind: 'boolean', short: 'h', commands: '*' },
+  'version': { kind: 'boolean', commands: '*' },
+  'keep-alive': { kind: 'boolean', commands: ['run'] },
+  'limit': { kind: 'string', commands: ['list'] },
+  'cursor': { kind: 'string', commands: ['list'] },
+  'surface': { kind: 'boolean', commands: ['show'] },
+  'log': { kind: 'boolean', commands: ['show'] },
+  'at': { kind: 'string', commands: ['fork'] },
+  'as': { kind: 'string', commands: ['fork', 'import'] },
+  'format': { kind: 'string', commands: ['export'] },
+  'out': { kind: 'string', commands: ['export'] },
+}
+
+/** Parsed global options. */
+export interface GlobalOptions {
+  readonly dir?: string
+  readonly config?: string
+  readonly json: boolean
+  readonly progress: boolean
+  readonly quiet: boolean
+  readonly noColor: boolean
+  readonly help: boolean
+  readonly version: boolean
+}
+
+/** A parsed command line. */
+export interface ParsedArgs {
+  readonly command: CommandName | undefined
+  readonly positionals: readonly string[]
+  readonly global: GlobalOptions
+  /** Command options by name (strings and `true` for booleans). */
+  readonly options: Readonly<Record<string, string | true>>
+}
+
+function isCommand(name: string): name is CommandName {
+  return (COMMANDS as readonly string[]).includes(name) || name === '__demo-child'
+}
+
+/** The global flags only, read leniently (for `--quiet` / `--no-color` when parsing itself fails). */
+export function lenientFlags(argv: readonly string[]): { quiet: boolean; noColor: boolean } {
+  return { quiet: argv.includes('--quiet'), noColor: argv.includes('--no-color') }
+}
+
+/**
+ * Parse `argv` (without `node` and the script).
+ * @throws CliError `USAGE` for an unknown command or option, a missing or unexpected value, or an option that the
+ * command does not take.
+ */
+export function parseCommandLine(argv: readonly string[]): ParsedArgs {
+  const config: Record<string, { type: OptionKind; short?: string }> = {}
+  for (const [name, option] of Object.entries(OPTIONS)) {
+    config[name] = option.short === undefined ? { type: option.kind } : { type: option.kind, short: option.short }
+  }
+  let parsed: ReturnType<typeof parseArgs>
+  try {
+    parsed = parseArgs({ args: [...argv], options: config, strict: false, allowPositionals: true, tokens: true })
+  } catch (error) {
+    throw usageError(error instanceof Error ? error.message.split('\n')[0]! : String(error))
+  }
+  const values: Record<string, string | true> = {}
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== 'option') continue
+    const spec = OPTIONS[token.name]
+    if (spec === undefined) throw usageError(`unknown option ${token.rawName}`)
+    if (spec.kind === 'string' && token.value === undefined) throw usageError(`option --${token.name} requires a value`)
+    if (spec.kind === 'boolean' && token.value !== undefined) throw usageError(`option --${token.name} takes no value`)
+    if (token.name in values) throw usageError(`option --${token.name} is given twice`)
+    values[token.name] = spec.kind === 'string' ? token.value! : true
+  }
+  const [first, ...positionals] = parsed.positionals
+  let command: CommandName | undefined
+  if (first !== undefined) {
+    if (!isCommand(first)) throw usageError(`unknown command "${first}"`)
+    command = first
+  }
+  const options: Record<string, string | true> = {}
+  for (const [name, value] of Object.entries(values)) {
+    const allowed = OPTIONS[name]!.commands
+    if (allowed === '*') continue
+    if (command === undefined || !allowed.includes(command)) {
+      throw usageError(`option --${name} is not valid ${command === undefined ? 'without a command' : `for ${command}`}`)
+    }
+    options[name] = value
+  }
+  const text = (name: string): string | undefined => (typeof values[name] === 'string' ? values[name] : undefined)
+  const dir = text('dir')
+  const cfg = text('config')
+  return {
+    command,
+    positionals,
+    options,
+    global: {
+      ...(dir === undefined ? {} : { dir }),
+      ...(cfg === undefined ? {} : { config: cfg }),
+      json: values.json === true,
+      progress: values.progress === true,
+      quiet: values.quiet === true,
+      noColor: values['no-color'] === true,
+      help: values.help === true,
+      version: values.version === true,
+    },
+  }
+}
+
+/**
+ * Exactly `count` positionals (`names` for the message) plus up to `optional` more.
+ * @throws CliError `USAGE`
+ */
+export function expectPositionals(args: ParsedArgs, names: readonly string[], optional = 0): string[] {
+  const got = args.positionals
+  if (got.length < names.length) throw usageError(`${args.command} needs ${names.slice(got.length).map(n => `<${n}>`).join(' ')}`)
+  if (got.length > names.length + optional) throw usageError(`unexpected argument "${got[names.length + optional]}"`)
+  return [...got]
+}
+
+/**
+ * A non-negative safe integer option value.
+ * @throws CliError `USAGE`
+ */
+export function integerOption(value: string, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^\d+$/.test(value)) throw usageError(`option --${name} must be an integer, got "${value}"`)
+  const number = Number(value)
+  if (!Number.isSafeInteger(number) || number < min || number > max) {
+    throw usageError(`option --${name} must be between ${min} and ${max}, got ${value}`)
+  }
+  return number
+}

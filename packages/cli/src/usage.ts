@@ -1,0 +1,79 @@
+/**
+ * Help texts: the overview (`logbook --help`, and on stderr when no command is given) and one per command.
+ */
+
+import type { CommandName } from './args.ts'
+
+const GLOBAL = `Global options:
+  --dir <path>      JSONL store of the embedded app (default $LOGBOOK_DIR or ./.logbook; ignored with --config)
+  --config <file>   boot this cordis.yml instead of the embedded app
+  --json            machine-readable output (list, show, verify, fork, compact)
+  --progress        progress lines on stderr even when it is not a terminal
+  --quiet           print only results and errors
+  --no-color        no colours (also NO_COLOR)
+  -h, --help        this help
+  --version         the version`
+
+/** The overview. */
+export const OVERVIEW = `Usage: logbook <command> [options]
+
+Commands:
+  demo                                   a guided tour: crash, resume, compaction, fork (offline)
+  run --config <cordis.yml>              boot an app, run its configured agents, stream the conversation
+  list [--limit 20] [--cursor <c>]       stored sessions, latest update first
+  show <id> [--surface|--log|--json]     a session's transcript, next request, events, or raw events
+  fork <id> [--at <seq>] [--as <child>]  fork a stored session; the parent is untouched
+  compact <id>                           resume a session and compact its history
+  verify <id|path>                       check a stored session (or a session file or SQLite database)
+  export <id> --format jsonl|openai-messages [--out <file>]
+  import <file> [--as <id>]              store an exported jsonl session as a new session
+
+${GLOBAL}
+
+Exit codes: 0 ok, 1 failure, 2 usage, 3 not found, 4 conflict, 5 repairable (verify), 6 corrupt (verify), 130 interrupted.`
+
+const COMMAND_HELP: Readonly<Record<CommandName, string>> = {
+  'demo': `Usage: logbook demo
+
+A guided tour on the default store: creates demo-<n>, runs a turn with tools, lets a child process resume it
+and kills that process in the middle of a tool call, resumes after the crash, compacts, forks, and verifies.
+Offline (a scripted model); deletes nothing.`,
+  'run': `Usage: logbook run --config <cordis.yml> [--keep-alive]
+
+Boot the app, create or resume its configured agents (agent-loop config "agents"), stream their turns, and exit
+0 when every turn completed, else 1. --keep-alive waits for Ctrl-C after the agents are idle.`,
+  'list': `Usage: logbook list [--limit 20] [--cursor <c>] [--json]
+
+A page of stored sessions, latest update first: id, created, events, turns, title, parent. When more exist, the
+command for the next page is printed on stderr. --json prints { items, nextCursor }.`,
+  'show': `Usage: logbook show <id> [--surface | --log | --json]
+
+Read-only. Default: the transcript (every message ever shown, with compactions and resumes as marker lines).
+--surface: what the model sees next. --log: one line per event. --json: the raw events, one per line.`,
+  'fork': `Usage: logbook fork <id> [--at <seq>] [--as <child>] [--json]
+
+Fork a stored session after event <seq> (default: its last event) into <child> (default <id>-fork-<n>). The
+parent's bytes stay untouched; an open turn at the cut is closed in the child. Prints the child id.`,
+  'compact': `Usage: logbook compact <id> [--json]
+
+Resume the session, compact its history into a summary, and release it. Prints what was compacted, or
+"nothing to compact".`,
+  'verify': `Usage: logbook verify <id|path> [--json]
+
+Read-only checks (no repair, no lock, safe beside a writer): format, torn tail, corruption, events, surface,
+turn/step/tool relations, tool pairing, compaction brackets, projection checkpoint. A path verifies a
+session.jsonl file, or every session of a SQLite database. Exit 0 ok, 5 repairable, 6 corrupt or unsupported.`,
+  'export': `Usage: logbook export <id> --format jsonl|openai-messages [--out <file>]
+
+jsonl: an export header line, then every event, one per line (what import reads).
+openai-messages: { model, messages, tools? } in the chat-completions format, from what the model sees.`,
+  'import': `Usage: logbook import <file> [--as <id>]
+
+Check an exported jsonl file event by event and store it as a new session (under <id> when given).`,
+  '__demo-child': 'Usage: logbook __demo-child <id> (internal: the process the demo kills)',
+}
+
+/** The help of one command, followed by the global options. */
+export function commandHelp(command: CommandName): string {
+  return `${COMMAND_HELP[command]}\n\n${GLOBAL}`
+}

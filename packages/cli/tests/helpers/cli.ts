@@ -1,0 +1,61 @@
+/**
+ * Spawning `logbook` as a person runs it: a real process, its stdout, stderr and exit code.
+ */
+
+import { spawn, type ChildProcess } from 'node:child_process'
+import { inject } from 'vitest'
+
+/** What one run printed and returned. */
+export interface CliRun {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Options of one run. */
+export interface CliRunOptions {
+  readonly cwd: string
+  readonly env?: Readonly<Record<string, string | undefined>>
+}
+
+/** How the global setup decided to run the CLI (`built` or `source`). */
+export function cliMode(): 'built' | 'source' {
+  return inject('logbookCommand').mode
+}
+
+/** A running `logbook` process. */
+export interface CliProcess {
+  readonly child: ChildProcess
+  /** Everything printed on stdout so far. */
+  stdout(): string
+  /** Resolves when the process has exited. */
+  readonly done: Promise<CliRun>
+}
+
+/** Start `logbook <args>` in `cwd`. */
+export function startLogbook(args: readonly string[], options: CliRunOptions): CliProcess {
+  const { argv } = inject('logbookCommand')
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', LOGBOOK_DIR: undefined, LOGBOOK_DEBUG: undefined, ...options.env }
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
+  const child = spawn(process.execPath, [...argv, ...args], { cwd: options.cwd, env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  const done = new Promise<CliRun>((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))
+  })
+  return { child, stdout: () => stdout, done }
+}
+
+/** Run `logbook <args>` in `cwd` and wait for it to exit. */
+export function logbook(args: readonly string[], options: CliRunOptions): Promise<CliRun> {
+  return startLogbook(args, options).done
+}
+
+/** The non-empty lines of `text`. */
+export function lines(text: string): string[] {
+  return text.split('\n').filter(line => line !== '')
+}

@@ -1,0 +1,120 @@
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { SessionEvent } from '@logbook/session'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { lines, logbook } from './helpers/cli.ts'
+import { fingerprint, sessionFile } from './helpers/files.ts'
+import { storeEvents, tempDir, turnEvents, withStore } from './helpers/store.ts'
+
+const T0 = Date.UTC(2026, 2, 1)
+
+function lock(seq: number): SessionEvent {
+  return { type: 'compaction/start', seq, time: T0, data: { compactionId: '6f1c1d9e-3b7a-4c55-9a43-1f1d2a7c9e01', turn: null, trigger: 'manual' } } as unknown as SessionEvent
+}
+
+function longTurn(total: number): SessionEvent[] {
+  const events = turnEvents(0, 1, T0, 'a long answer', { open: true }).slice(0, 3)
+  while (events.length < total - 3) {
+    events.push({ type: 'assistant/chunk', seq: events.length, time: T0, data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } } } as SessionEvent)
+  }
+  const tail = turnEvents(events.length - 3, 1, T0, 'a long answer').slice(3)
+  return [...events, ...tail]
+}
+
+describe('logbook verify', () => {
+  const cwd = tempDir()
+  const root = join(cwd, '.logbook')
+
+  beforeAll(async () => {
+    await withStore(root, async (app) => {
+      for (const id of ['clean', 'torn', 'garbage', 'newer']) await storeEvents(app, id, [...turnEvents(0, 1, T0, 'one'), ...turnEvents(6, 2, T0, 'two')])
+      await storeEvents(app, 'open', [...turnEvents(0, 1, T0, 'one'), ...turnEvents(6, 2, T0, 'two', { open: true })])
+      await storeEvents(app, 'locked', [...turnEvents(0, 1, T0, 'one'), lock(6)])
+      await storeEvents(app, 'big', longTurn(50_000))
+    })
+    const torn = sessionFile(root, 'torn')
+    const bytes = readFileSync(torn)
+    writeFileSync(torn, bytes.subarray(0, bytes.length - 7))
+    const garbage = sessionFile(root, 'garbage')
+    const rows = readFileSync(garbage, 'utf8').split('\n')
+    rows.splice(rows.length - 2, 0, 'this is not json')
+    writeFileSync(garbage, rows.join('\n'))
+    const newer = sessionFile(root, 'newer')
+    writeFileSync(newer, readFileSync(newer, 'utf8').replace('"version":1', '"version":2'))
+  })
+
+  async function verify(id: string, ...flags: string[]) {
+    const file = sessionFile(root, id)
+    const before = fingerprint(file)
+    const run = await logbook(['verify', id, ...flags], { cwd })
+    expect(fingerprint(file)).toEqual(before)
+    return run
+  }
+
+  it('L-115 a clean session verifies ok (exit 0), every check printed', async () => {
+    const run = await verify('clean')
+    expect(run.code).toBe(0)
+    const out = lines(run.stdout)
+    expect(out[0]).toBe('clean: ok (12 events)')
+    expect(out.slice(1).map(line => line.trim().split(/ +/).slice(0, 2).join(' '))).toEqual([
+      'ok format', 'ok torn-tail', 'ok corruption', 'ok events', 'ok surface', 'ok relations', 'ok pairing', 'ok compaction', 'ok projection-checkpoint',
+    ])
+  })
+
+  it('L-115 a torn final line is repairable: exit 5, bytes and mtime unchanged', async () => {
+    const run = await verify('torn')
+    expect(run.code).toBe(5)
+    expect(lines(run.stdout)[0]).toBe('torn: repairable (11 events)')
+    expect(run.stdout).toMatch(/ {2}warn {2}torn-tail +resume would cut 1 record\(s\) from seq 11: /)
+  })
+
+  it('L-115 a garbage line before a valid turn/end is corruption: exit 6', async () => {
+    const run = await verify('garbage', '--json')
+    expect(run.code).toBe(6)
+    const report = JSON.parse(run.stdout) as { session: string; status: string; findings: { severity: string; check: string }[] }
+    expect(report.session).toBe('garbage')
+    expect(report.status).toBe('corrupt')
+    expect(report.findings.some(finding => finding.severity === 'FAIL' && finding.check === 'corruption')).toBe(true)
+  })
+
+  it('L-115 a newer format is unsupported: exit 6', async () => {
+    const run = await verify('newer', '--json')
+    expect(run.code).toBe(6)
+    const report = JSON.parse(run.stdout) as { status: string; findings: { severity: string; check: string; message: string }[] }
+    expect(report.status).toBe('unsupported')
+    expect(report.findings[0]).toMatchObject({ severity: 'FAIL', check: 'format' })
+    expect(report.findings[0]!.message).toMatch(/newer Logbook \(format 2, this build reads 1\): upgrade Logbook/)
+  })
+
+  it('L-115 an open last turn or a live compaction lock is repairable: exit 5', async () => {
+    const open = await verify('open')
+    expect(open.code).toBe(5)
+    expect(open.stdout).toMatch(/ {2}warn {2}relations +turn 2 is open; a resume appends 1 closer\(s\)/)
+    const locked = await verify('locked', '--json')
+    expect(locked.code).toBe(5)
+    const report = JSON.parse(locked.stdout) as { status: string; findings: { severity: string; check: string; seq?: number }[] }
+    expect(report.status).toBe('repairable')
+    expect(report.findings).toContainEqual(expect.objectContaining({ severity: 'warn', check: 'compaction', seq: 6 }))
+  })
+
+  it('L-115 a path to the session file verifies that session', async () => {
+    const run = await logbook(['verify', sessionFile(root, 'clean')], { cwd: tempDir() })
+    expect(run.code).toBe(0)
+    expect(lines(run.stdout)[0]).toBe('clean: ok (12 events)')
+  })
+
+  it('L-118 --progress on a 50,000-event verify prints progress on stderr only; --quiet prints none', async () => {
+    const run = await verify('big', '--progress')
+    expect(run.code).toBe(0)
+    const progress = lines(run.stderr)
+    expect(progress[0]).toBe('logbook: verify big: 0/50000')
+    expect(progress.at(-1)).toBe('logbook: verify big: 50000/50000')
+    expect(progress.every(line => /^logbook: verify big: \d+\/50000$/.test(line))).toBe(true)
+    expect(run.stdout).not.toContain('/50000')
+    const quiet = await verify('big', '--progress', '--quiet')
+    expect(quiet.code).toBe(0)
+    expect(quiet.stderr).toBe('')
+    const plain = await verify('big')
+    expect(plain.stderr).toBe('')
+  })
+})
