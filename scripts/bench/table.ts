@@ -1,0 +1,160 @@
+/**
+ * The workload table: one row per workload of BENCHMARKS.md that is implemented. Adding a workload is one file in
+ * `workloads/<id>.ts` plus one row here.
+ */
+
+/** How a workload's target is judged. */
+export type Target =
+  /** The ratio figure/floor (cost relative to the floor) must be at most `max`. */
+  | { readonly kind: 'ratio'; readonly max: number; readonly text: string }
+  /** The figure itself must be at most `max` (lower is better). */
+  | { readonly kind: 'at-most'; readonly max: number; readonly text: string }
+  /** The figure itself must be at least `min` (higher is better). */
+  | { readonly kind: 'at-least'; readonly min: number; readonly text: string }
+  /** Reported only. */
+  | { readonly kind: 'report'; readonly text: string }
+
+/** One workload row. */
+export interface Workload {
+  /** Id as in BENCHMARKS.md; the process runs `workloads/<id>.ts`. */
+  readonly id: string
+  /** What is timed, one line. */
+  readonly title: string
+  /** Unit of the figure. */
+  readonly unit: string
+  /** Whether a higher figure is better (throughput) or a lower one (latency, bytes). */
+  readonly better: 'higher' | 'lower'
+  readonly target: Target
+  /** Extra node flags for the workload process. */
+  readonly nodeArgs?: readonly string[]
+}
+
+/** Every implemented workload, in report order. */
+export const WORKLOADS: readonly Workload[] = [
+  {
+    id: 'B1',
+    title: 'append all of W to one published in-memory session (one no-op session/event listener)',
+    unit: 'events/s',
+    better: 'higher',
+    target: { kind: 'ratio', max: 1.2, text: '≤ 1.2 × floor (floor: JSON.parse(JSON.stringify(e)) of every event)' },
+  },
+  {
+    id: 'B2-jsonl',
+    title: 'cold resume of W from disk in a fresh process (JSONL): open for write, read, repair check, rebuild, publish, derive',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'ratio', max: 3.0, text: '≤ 3.0 × floor (floor: read the stored log and JSON.parse every line/row)' },
+  },
+  {
+    id: 'B2-sqlite',
+    title: 'cold resume of W from disk in a fresh process (SQLite): open for write, read, repair check, rebuild, publish, derive',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'ratio', max: 3.0, text: '≤ 3.0 × floor (floor: read the stored log and JSON.parse every line/row)' },
+  },
+  {
+    id: 'B3',
+    title: 'first fork in the process of the live W session at the turn/end of turn 500',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'at-most', max: 10, text: '≤ 10 ms' },
+  },
+  {
+    id: 'B4-jsonl',
+    title: 'write W durably through the real plugins (JSONL), 3 awaited flushes per turn',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'ratio', max: 1.5, text: '≤ 1.5 × floor (floor: the same bytes on a raw fd, one fdatasync per flush)' },
+  },
+  {
+    id: 'B4-sqlite',
+    title: 'write W durably through the real plugins (SQLite), 3 awaited flushes per turn',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'ratio', max: 1.5, text: '≤ 1.5 × floor (floor: the same bytes on a raw fd, one fdatasync per flush)' },
+  },
+  {
+    id: 'B5-jsonl',
+    title: 'bytes on disk per event after writing W as B4 does (JSONL)',
+    unit: 'B/event',
+    better: 'lower',
+    target: { kind: 'at-most', max: 64, text: '≤ 64 B/event' },
+  },
+  {
+    id: 'B5-sqlite',
+    title: 'bytes on disk per event after writing W as B4 does (SQLite)',
+    unit: 'B/event',
+    better: 'lower',
+    target: { kind: 'at-most', max: 80, text: '≤ 80 B/event' },
+  },
+  {
+    id: 'B6-jsonl',
+    title: 'full scripted agent loop over W-shaped turns (JSONL, checkpoint policy: 5 awaited flushes per turn)',
+    unit: 'events/s',
+    better: 'higher',
+    target: { kind: 'report', text: 'report events/s and the share of time in persistence (floor: the B1 figure of the same run)' },
+  },
+  {
+    id: 'B6-sqlite',
+    title: 'full scripted agent loop over W-shaped turns (SQLite, checkpoint policy: 5 awaited flushes per turn)',
+    unit: 'events/s',
+    better: 'higher',
+    target: { kind: 'report', text: 'report events/s and the share of time in persistence (floor: the B1 figure of the same run)' },
+  },
+  {
+    id: 'B7',
+    title: 'rebuild the built-in projections (stats, todos, title) over W, then one snapshot',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'at-most', max: 50, text: '≤ 50 ms (floor, for the ratio: iterate the events)' },
+  },
+  {
+    id: 'B8',
+    title: 'one compaction region over a 10,000-node surface (scripted summariser), excluding the summariser',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'at-most', max: 50, text: '≤ 50 ms excluding the summariser' },
+  },
+  {
+    id: 'B9-jsonl-page',
+    title: 'list 1,000 stored sessions (JSONL): first page of 50',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'ratio', max: 1.5, text: '≤ 1.5 × floor (floor: read the header and the last 4 KiB of each session)' },
+  },
+  {
+    id: 'B9-jsonl-walk',
+    title: 'list 1,000 stored sessions (JSONL): full walk of every page',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'ratio', max: 2, text: '≤ 2 × floor (floor: read the header and the last 4 KiB of each session)' },
+  },
+  {
+    id: 'B9-sqlite-page',
+    title: 'list 1,000 stored sessions (SQLite): first page of 50',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'ratio', max: 1.5, text: '≤ 1.5 × floor (floor: read the header and the last 4 KiB of each session)' },
+  },
+  {
+    id: 'B9-sqlite-walk',
+    title: 'list 1,000 stored sessions (SQLite): full walk of every page',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'ratio', max: 2, text: '≤ 2 × floor (floor: read the header and the last 4 KiB of each session)' },
+  },
+  {
+    id: 'M-jsonl',
+    title: 'peak RSS of a restore-only process doing B2 (JSONL)',
+    unit: 'MB',
+    better: 'lower',
+    target: { kind: 'ratio', max: 2.0, text: '≤ 2.0 × baseline (RSS of that process after all imports)' },
+  },
+  {
+    id: 'M-sqlite',
+    title: 'peak RSS of a restore-only process doing B2 (SQLite)',
+    unit: 'MB',
+    better: 'lower',
+    target: { kind: 'ratio', max: 2.0, text: '≤ 2.0 × baseline (RSS of that process after all imports)' },
+  },
+]

@@ -1,0 +1,4 @@
+/** B2 for the JSONL backend (see b2.ts). */
+import { runB2 } from './b2.ts'
+
+runB2('jsonl')

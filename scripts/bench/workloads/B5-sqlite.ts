@@ -1,0 +1,4 @@
+/** B5 for the SQLITE backend (see b4.ts). */
+import { runB5 } from './b4.ts'
+
+await runB5('sqlite')

@@ -1,0 +1,4 @@
+/** B6 for the SQLite backend (see B6-common.ts). */
+import { runB6 } from './B6-common.ts'
+
+runB6('sqlite')

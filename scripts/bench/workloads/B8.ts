@@ -1,0 +1,73 @@
+/**
+ * B8: one compaction region over a 10,000-node surface (spec 03 §2.6), the summariser scripted. The session is W
+ * cut to 2,500 turns (4 surface nodes each), published in memory, with turn 2,501 open; the region covers every node
+ * but the newest (retain 0). The figure is the region transaction's time minus the time spent inside the
+ * summariser (the scripted model's request, measured around the call). No floor: the target is absolute.
+ */
+
+import { Context } from '@deepseek-ai/cordis'
+import SessionStore, { SessionId } from '@logbook/session'
+// The compaction packages, the llm seam and the scripted model are not root dependencies; their sources are
+// reachable by path (run.ts runs workloads with --conditions=source under tsx).
+import BasicCompaction, { createSummarizer } from '@logbook/compaction-basic'
+import Llm from '@logbook/llm'
+import * as Scripted from '@logbook/llm-scripted'
+import { collectGarbage, report, withVirtualClock } from '../harness.ts'
+import { wAppendList } from '../w.ts'
+
+type LooseAppend = (type: string, data: unknown, opts?: unknown) => unknown
+
+const TURNS = 2500
+const NODES = 4 * TURNS
+
+const app = new Context()
+await app.plugin(SessionStore)
+await app.plugin(Llm)
+await app.plugin(Scripted, { script: [{ match: { purpose: 'compaction' }, text: 'Goal: keep going. Work done: 2,500 turns.' }] })
+await app.plugin(BasicCompaction, { auto: false })
+const compaction = app.compaction as BasicCompaction
+
+const session = app.sessions.create(SessionId('b8'))
+const append = session.append.bind(session) as LooseAppend
+let now = 0
+withVirtualClock(() => now, () => {
+  for (const input of wAppendList({ turns: TURNS })) {
+    now = input.time
+    if (input.opts) append(input.type, input.data, input.opts)
+    else append(input.type, input.data)
+  }
+  append('turn/start', { turn: TURNS + 1 })
+})
+if (session.surface.nodes.length !== NODES) throw new Error(`B8: surface holds ${session.surface.nodes.length} nodes, expected ${NODES}`)
+
+// As before any model request, the session's derived messages are current; the span is selected as every
+// compaction path does (measure, then select), untimed.
+session.deriveMessages()
+const span = compaction.selectSpan(session, compaction.measure(session), 0)
+if (span === null) throw new Error('B8: nothing selected')
+const summarize = createSummarizer({ llm: app.llm, target: { provider: 'scripted', model: 'summarizer' }, maxTokens: 8192, sessionId: session.id })
+let summariserMs = 0
+collectGarbage()
+const start = performance.now()
+const result = await compaction.runRegion({
+  session, span, owner: 'turn', trigger: 'explicit',
+  summarize: async (input) => {
+    const t0 = performance.now()
+    try {
+      return await summarize(input)
+    } finally {
+      summariserMs += performance.now() - t0
+    }
+  },
+})
+const totalMs = performance.now() - start
+
+if (result.shadowedSeqs.length !== NODES - 1) throw new Error(`B8: ${result.shadowedSeqs.length} nodes replaced, expected ${NODES - 1}`)
+if (session.surface.nodes.length !== 2 || session.surface.nodes[0] !== result.checkpointSeq) throw new Error('B8: the surface is not [checkpoint, newest]')
+report({
+  workload: 'B8',
+  figure: totalMs - summariserMs,
+  floor: null,
+  ratio: null,
+  extra: { 'region ms (with summariser)': totalMs, 'summariser ms': summariserMs },
+})

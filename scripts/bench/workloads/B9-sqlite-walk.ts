@@ -1,0 +1,4 @@
+/** B9 (walk) for the SQLITE backend (see b9.ts). */
+import { runB9 } from './b9.ts'
+
+runB9('sqlite', 'walk')

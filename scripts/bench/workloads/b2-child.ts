@@ -1,0 +1,160 @@
+/**
+ * Child entry of the persistence workloads: `b2-child.ts <step> <backend> <dir> [count]` runs one step in a fresh
+ * process and prints its figures as one JSON line. Steps:
+ * - `prep-w`: store W as session `w` (not durable: preparation is not timed);
+ * - `resume`: B2, cold resume of `w` (open, read, repair check, rebuild, publish, derive messages), timed;
+ * - `read-floor`: B2's floor, read the stored log and `JSON.parse` every line/row;
+ * - `rss`: M, RSS after imports and mount, then peak RSS after the resume;
+ * - `prep-many`: store `count` sessions of one W turn each, with distinct times;
+ * - `list`: B9, the first page of 50 and a full walk, timed;
+ * - `list-floor`: B9's floor, read the header and the last 4 KiB of each stored session.
+ */
+
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { collectGarbage } from '../harness.ts'
+import { wEvents } from '../w.ts'
+import { backendKind, mount, resume, storeEvents, storePath, type BackendKind } from './b2-store.ts'
+
+type Sqlite = {
+  prepare(sql: string): { all(...args: unknown[]): { body?: string; header?: string; id?: string }[]; get(...args: unknown[]): { body?: string; header?: string } | undefined }
+  close(): void
+}
+
+/** better-sqlite3, resolved from the SQLite backend package (the repo root does not depend on it). */
+function openSqlite(path: string): Sqlite {
+  const require = createRequire(join(process.cwd(), 'packages/session/session-persistence-sqlite/package.json'))
+  const Database = require('better-sqlite3') as new (path: string, options: { readonly: boolean }) => Sqlite
+  return new Database(path, { readonly: true })
+}
+
+/** Every `session.jsonl` under a JSONL root. */
+function jsonlFiles(root: string): string[] {
+  const files: string[] = []
+  for (const project of readdirSync(root)) {
+    if (project.startsWith('.')) continue
+    for (const session of readdirSync(join(root, project))) files.push(join(root, project, session, 'session.jsonl'))
+  }
+  return files
+}
+
+function readFloor(kind: BackendKind, dir: string): { ms: number; records: number } {
+  collectGarbage()
+  const start = performance.now()
+  let records = 0
+  if (kind === 'jsonl') {
+    const bytes = readFileSync(jsonlFiles(storePath(kind, dir))[0] as string)
+    for (let from = 0, nl = bytes.indexOf(10); nl !== -1; from = nl + 1, nl = bytes.indexOf(10, from)) {
+      JSON.parse(bytes.toString('utf8', from, nl))
+      records++
+    }
+  } else {
+    const db = openSqlite(storePath(kind, dir))
+    JSON.parse(db.prepare('SELECT header FROM logbook_sessions WHERE id = ?').get('w')?.header as string)
+    for (const row of db.prepare('SELECT body FROM logbook_events WHERE session_id = ? ORDER BY seq').all('w')) {
+      JSON.parse(row.body as string)
+      records++
+    }
+    db.close()
+  }
+  return { ms: performance.now() - start, records }
+}
+
+function listFloor(kind: BackendKind, dir: string): { ms: number; sessions: number } {
+  collectGarbage()
+  const start = performance.now()
+  let sessions = 0
+  if (kind === 'jsonl') {
+    const buffer = Buffer.allocUnsafe(4096)
+    for (const file of jsonlFiles(storePath(kind, dir))) {
+      const fd = openSync(file, 'r')
+      const { size } = statSync(file)
+      readSync(fd, buffer, 0, 4096, 0)
+      readSync(fd, buffer, 0, Math.min(4096, size), Math.max(0, size - 4096))
+      closeSync(fd)
+      sessions++
+    }
+  } else {
+    const db = openSqlite(storePath(kind, dir))
+    const last = db.prepare('SELECT body FROM logbook_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1')
+    for (const row of db.prepare('SELECT id, header FROM logbook_sessions').all()) {
+      last.get(row.id)
+      sessions++
+    }
+    db.close()
+  }
+  return { ms: performance.now() - start, sessions }
+}
+
+async function main(): Promise<unknown> {
+  const [step, kindArg, dir, countArg] = process.argv.slice(2)
+  const kind = backendKind(kindArg)
+  if (dir === undefined) throw new Error('missing fixture dir')
+  switch (step) {
+    case 'prep-w': {
+      const m = await mount(kind, dir, { durable: false })
+      const events = wEvents()
+      await storeEvents(m.persistence, 'w', events)
+      await m.stop()
+      return { events: events.length }
+    }
+    case 'resume': {
+      const m = await mount(kind, dir, { durable: true })
+      collectGarbage()
+      const start = performance.now()
+      const { session, messages } = await resume(m, 'w')
+      const ms = performance.now() - start
+      const events = session.seq
+      await m.stop()
+      return { ms, events, messages }
+    }
+    case 'read-floor':
+      return readFloor(kind, dir)
+    case 'rss': {
+      const m = await mount(kind, dir, { durable: true })
+      collectGarbage()
+      const baseline = process.memoryUsage().rss
+      const { session } = await resume(m, 'w')
+      const peak = process.resourceUsage().maxRSS * 1024
+      const events = session.seq
+      await m.stop()
+      return { baseline, peak, events }
+    }
+    case 'prep-many': {
+      const count = Number(countArg)
+      const m = await mount(kind, dir, { durable: false })
+      for (let i = 0; i < count; i++) {
+        const events = wEvents({ turns: 1, seed: 1000 + i, start: 1_700_000_000_000 + i * 3_600_000 })
+        await storeEvents(m.persistence, `s${String(i).padStart(4, '0')}`, events)
+      }
+      await m.stop()
+      return { sessions: count }
+    }
+    case 'list': {
+      const m = await mount(kind, dir, { durable: false })
+      collectGarbage()
+      let start = performance.now()
+      const first = await m.persistence.list({ limit: 50 })
+      const pageMs = performance.now() - start
+      collectGarbage()
+      start = performance.now()
+      let items = 0
+      let pages = 0
+      for (let cursor: string | null | undefined; cursor !== null; pages++) {
+        const page = await m.persistence.list(cursor === undefined ? { limit: 50 } : { limit: 50, cursor })
+        items += page.items.length
+        cursor = page.nextCursor
+      }
+      const walkMs = performance.now() - start
+      await m.stop()
+      return { pageMs, walkMs, pages, items, firstItems: first.items.length }
+    }
+    case 'list-floor':
+      return listFloor(kind, dir)
+    default:
+      throw new Error(`unknown step ${step}`)
+  }
+}
+
+process.stdout.write(`${JSON.stringify(await main())}\n`)

@@ -1,0 +1,126 @@
+/**
+ * B4: write W durably through the real plugins (`@logbook/session` + a backend) as a live session, with 3 awaited
+ * flushes per turn at the checkpoint points (after each `step/start`: before the model request; after `tool/call`:
+ * before the tool body) and one final flush. Floor: the same bytes (the shared codec's records of each flushed
+ * segment) written to a raw file descriptor with one `fdatasync` per flush. B5: bytes on disk per event afterwards.
+ */
+
+import { closeSync, existsSync, fdatasyncSync, openSync, readdirSync, statSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+import { SessionId, type SessionEvent } from '@logbook/session'
+import { encodeBatch } from '@logbook/session-persistence'
+import { collectGarbage, report } from '../harness.ts'
+import { wAppendList } from '../w.ts'
+import { mount, storePath, tempStore, type BackendKind } from './b2-store.ts'
+
+type LooseAppend = (type: string, data: unknown, opts?: unknown) => unknown
+
+/** Writes W as a live session with the checkpoint flushes; returns the elapsed time, flush boundaries and events. */
+async function writeW(kind: BackendKind, dir: string, durable: boolean): Promise<{ ms: number; flushedAt: number[]; events: readonly SessionEvent[] }> {
+  const inputs = wAppendList()
+  const m = await mount(kind, dir, { durable })
+  const session = m.sessions.create(SessionId('w'), { meta: { cwd: '/bench/w' } })
+  const append = session.append.bind(session) as LooseAppend
+  const flushedAt: number[] = []
+  const realNow = Date.now
+  let now = 0
+  collectGarbage()
+  const start = performance.now()
+  Date.now = () => now
+  try {
+    for (const input of inputs) {
+      now = input.time
+      if (input.opts) append(input.type, input.data, input.opts)
+      else append(input.type, input.data)
+      if (input.type === 'step/start' || input.type === 'tool/call') {
+        await m.sessions.flush(session)
+        flushedAt.push(session.seq)
+      }
+    }
+    await m.sessions.flush(session)
+    flushedAt.push(session.seq)
+  } finally {
+    Date.now = realNow
+  }
+  const ms = performance.now() - start
+  const events = session.events
+  await m.stop()
+  return { ms, flushedAt, events }
+}
+
+/** The floor: each flushed segment's record bytes written to a raw fd, one `fdatasync` per flush. */
+function rawFloor(dir: string, flushedAt: readonly number[], events: readonly SessionEvent[]): { ms: number; bytes: number } {
+  const segments: Buffer[] = []
+  let from = 0
+  for (const to of flushedAt) {
+    let text = ''
+    for (const record of encodeBatch(events.slice(from, to), true)) text += `${record.text}\n`
+    segments.push(Buffer.from(text, 'utf8'))
+    from = to
+  }
+  const fd = openSync(join(dir, 'floor.jsonl'), 'w', 0o600)
+  collectGarbage()
+  const start = performance.now()
+  let bytes = 0
+  for (const segment of segments) {
+    let done = 0
+    while (done < segment.length) done += writeSync(fd, segment, done, segment.length - done)
+    fdatasyncSync(fd)
+    bytes += segment.length
+  }
+  const ms = performance.now() - start
+  closeSync(fd)
+  return { ms, bytes }
+}
+
+/** Bytes the backend keeps on disk under `dir` (JSONL: every file under the root; SQLite: database, WAL, SHM). */
+function storedBytes(kind: BackendKind, dir: string): number {
+  const path = storePath(kind, dir)
+  if (kind === 'sqlite') return [path, `${path}-wal`, `${path}-shm`].reduce((sum, p) => sum + (existsSync(p) ? statSync(p).size : 0), 0)
+  let total = 0
+  const walk = (d: string): void => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(d, entry.name))
+      else if (entry.isFile()) total += statSync(join(d, entry.name)).size
+    }
+  }
+  walk(path)
+  return total
+}
+
+/** Runs B4 for `kind` and reports the row `B4-<kind>` (figure: elapsed ms; floor: raw fd with fdatasync). */
+export async function runB4(kind: BackendKind): Promise<void> {
+  const fixture = tempStore(`b4-${kind}`)
+  try {
+    const run = await writeW(kind, fixture.dir, true)
+    const floor = rawFloor(fixture.dir, run.flushedAt, run.events)
+    report({
+      workload: `B4-${kind}`,
+      figure: run.ms,
+      floor: floor.ms,
+      ratio: run.ms / floor.ms,
+      extra: {
+        flushes: run.flushedAt.length,
+        'events/s': run.events.length / (run.ms / 1000),
+        'bytes/event (B5)': storedBytes(kind, fixture.dir) / run.events.length,
+      },
+    })
+  } finally {
+    fixture.remove()
+  }
+}
+
+/**
+ * Runs B5 for `kind` and reports the row `B5-<kind>` (bytes on disk per event after writing W as B4 does). The
+ * write is not durable here: fsync does not change the bytes, and B4 times the durable write.
+ */
+export async function runB5(kind: BackendKind): Promise<void> {
+  const fixture = tempStore(`b5-${kind}`)
+  try {
+    const run = await writeW(kind, fixture.dir, false)
+    const bytes = storedBytes(kind, fixture.dir)
+    report({ workload: `B5-${kind}`, figure: bytes / run.events.length, floor: null, ratio: null, extra: { 'stored bytes': bytes, events: run.events.length } })
+  } finally {
+    fixture.remove()
+  }
+}
