@@ -4,9 +4,9 @@
  * asks the loop to retry the request.
  */
 
-import { isCompactionError, messageOf } from '@logbook/compaction'
 import type { RequestErrorDecision, RequestErrorPayload } from '@logbook/agent-loop'
 import type { Session, SessionEvent } from '@logbook/session'
+import { containFailure } from './failures.ts'
 import type { CompactionHost } from './host.ts'
 
 /** Recoveries made in each session's current step; reset by `step/start` and `assistant/message`. */
@@ -55,8 +55,7 @@ export async function onRequestError(
       })
     }
   } catch (error) {
-    if (isCompactionError(error) && error.code === 'COMPACTION_FAILED') throw error
-    if (!(isCompactionError(error) && error.code === 'CANCELLED')) host.warn(`overflow recovery failed: ${messageOf(error)}`)
+    containFailure(host, error, message => `overflow recovery failed: ${message}`)
   }
   if (!signal.aborted && session.surface.replaceGeneration !== generation) return { kind: 'retry' }
   return next()

@@ -3,23 +3,25 @@
  * compacts a session above its threshold before the next `step/start`.
  */
 
-import { isCompactionError, messageOf } from '@logbook/compaction'
 import type { PreStepPayload } from '@logbook/agent-loop'
+import { containFailure } from './failures.ts'
 import type { CompactionHost } from './host.ts'
 
 /** `floor(capacity × thresholdRatio)` and the retention for one provider/model pair, or `undefined` (warned). */
 function budget(host: CompactionHost, provider: string, model: string): { threshold: number; retain: number } | undefined {
   const pair = `${provider}/${model}`
+  // Keyed by the exact pair: "a/b" + "c" and "a" + "b/c" print alike but are different models.
+  const key = JSON.stringify([provider, model])
   const capacity = host.capacity(provider, model)
   if (capacity === undefined) {
-    host.warnOnce(`capacity:${pair}`, `no context window known for ${pair}; automatic compaction is off for it`)
+    host.warnOnce(`capacity:${key}`, `no context window known for ${pair}; automatic compaction is off for it`)
     return undefined
   }
   const { config } = host
   const threshold = Math.floor(capacity * config.thresholdRatio)
   const retain = config.retainTokens ?? Math.floor(capacity * config.retainRatio!)
   if (retain >= threshold) {
-    host.warnOnce(`retain:${pair}`, `retention of ${retain} tokens is not below the compaction threshold of ${threshold} `
+    host.warnOnce(`retain:${key}`, `retention of ${retain} tokens is not below the compaction threshold of ${threshold} `
       + `tokens for ${pair}; automatic compaction is off for it`)
     return undefined
   }
@@ -69,10 +71,7 @@ export async function onPreStep(host: CompactionHost, payload: PreStepPayload, n
       try {
         await relieve(host, payload, limits.threshold, limits.retain)
       } catch (error) {
-        if (isCompactionError(error) && error.code === 'COMPACTION_FAILED') throw error
-        if (!(isCompactionError(error) && error.code === 'CANCELLED')) {
-          host.warn(`automatic compaction failed: ${messageOf(error)}; continuing the turn`)
-        }
+        containFailure(host, error, message => `automatic compaction failed: ${message}; continuing the turn`)
       }
     }
   }

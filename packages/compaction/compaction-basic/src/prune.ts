@@ -3,7 +3,7 @@
  * content-only single-node replace of 01 §4.6, each rewrite announced by a `compaction/prune` record.
  */
 
-import { CompactionError, entryState, logOf } from '@logbook/compaction'
+import { entryState, logOf, noOpenTurnError } from '@logbook/compaction'
 import type { TokenEstimator } from '@logbook/llm'
 import type { ImageBlock, Session, TextBlock, ToolResultBlock } from '@logbook/session'
 import type { PruneConfig } from './config.ts'
@@ -96,7 +96,7 @@ export interface PruneOptions {
  */
 export function pruneSession(session: Session, options: PruneOptions): PruneReport {
   const state = entryState(session)
-  if (state.openTurn === null) throw new CompactionError('NO_OPEN_TURN', 'compaction requires an open turn')
+  if (state.openTurn === null) throw noOpenTurnError()
   if (state.lock !== null) return { pruned: [], charsRemoved: 0 }
   const events = logOf(session)
   const nodes = session.surface.nodes

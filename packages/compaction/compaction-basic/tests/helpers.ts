@@ -10,8 +10,6 @@ import * as CompactionInvariant from '@logbook/compaction/invariant'
 import Llm, { type LlmRequest } from '@logbook/llm'
 import SessionStore, { type Message, type Session, type SessionEvent } from '@logbook/session'
 import * as SessionInvariant from '@logbook/session/invariant'
-// llm-scripted and tools are not dependencies of this package (they would be devDependencies); their sources are
-// reachable by path.
 import * as Scripted from '@logbook/llm-scripted'
 import type { ScriptEntry } from '@logbook/llm-scripted'
 import Tools, { type ToolDefinition } from '@logbook/tools'

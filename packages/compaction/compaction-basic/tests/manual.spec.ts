@@ -175,7 +175,10 @@ describe('manual compaction', () => {
 
 describe('the summariser', () => {
   it('L-043 checkpoint text = preamble, blank line, tags; the summary carries provider, model, maxTokens, instructionVersion 1 and usage', async () => {
-    const env = await boot({ script: [{ match: { purpose: 'compaction' }, text: `  ${SUMMARY}\n`, usage: { inputTokens: 321, outputTokens: 12 } }, { text: 'ok', repeat: true }] })
+    const env = await boot({
+      script: [{ match: { purpose: 'compaction' }, text: `  ${SUMMARY}\n`, usage: { inputTokens: 321, outputTokens: 12 } }, { text: 'ok', repeat: true }],
+      tools: [tool('read', 'r')],
+    })
     const a = await env.app.agents.create({ sessionId: 'sum', options: { provider: 'scripted', model: 'm1', system: 'be terse' } })
     await a.send(filler(300))
     await a.send('second')
@@ -194,6 +197,8 @@ describe('the summariser', () => {
     const request = env.requests.find(r => r.purpose === 'compaction')!
     expect(request).toMatchObject({ config: { provider: 'scripted', model: 'm1', maxTokens: 8192 }, system: 'be terse', sessionId: SessionId('sum') })
     expect(request.signal).toBeInstanceOf(AbortSignal)
+    expect(request.tools).toEqual([{ name: 'read', description: 'the read tool', parameters: { type: 'object' } }])
+    expect(request.tools).toEqual(a.session.requestHeader()!.tools)
     expect(request.messages.at(-1)).toBe(INSTRUCTION_MESSAGE)
     expect(request.messages.slice(0, -1)).toEqual(result!.shadowedSeqs.map(seq => deriveEventMessage(a.session.events[seq]!)))
     expect(SUMMARY_INSTRUCTION.split('\n')).toHaveLength(4)
@@ -208,6 +213,7 @@ describe('the summariser', () => {
   it('summary failures: cut off at maxTokens, blank text, no target; a configured summary model is used', async () => {
     const env = await boot({
       script: [
+        { match: { purpose: 'compaction' }, error: { code: 'RATE_LIMIT', message: 'slow down' } },
         { match: { purpose: 'compaction' }, text: 'partial', finish: 'max-tokens' },
         { match: { purpose: 'compaction' }, text: '   ', toolCalls: [{ name: 'read', arguments: {} }] },
         { match: { purpose: 'compaction' }, text: SUMMARY },
@@ -218,11 +224,14 @@ describe('the summariser', () => {
     const a = await agent(env)
     await a.send(filler(300))
     await a.send('second')
+    const failed = await rejection(env.compaction.compactNow(a))
+    expect(failed).toMatchObject({ code: 'SUMMARY_FAILED', message: 'summary request failed: slow down [RATE_LIMIT]' })
+    expect(failed.cause).toEqual({ code: 'RATE_LIMIT', message: 'slow down' })
     expect(await rejection(env.compaction.compactNow(a))).toMatchObject({ code: 'SUMMARY_FAILED', message: 'summary was cut off at maxTokens' })
     expect(await rejection(env.compaction.compactNow(a))).toMatchObject({ code: 'SUMMARY_FAILED', message: 'model returned no summary text' })
     const result = await env.compaction.compactNow(a)
     expect(a.session.events[result!.summarySeq]!.data).toMatchObject({ provider: 'scripted', model: 'summarizer', maxTokens: 100 })
-    expect(env.requests.filter(r => r.purpose === 'compaction').map(r => r.config)).toEqual(Array(3).fill({ provider: 'scripted', model: 'summarizer', maxTokens: 100 }))
+    expect(env.requests.filter(r => r.purpose === 'compaction').map(r => r.config)).toEqual(Array(4).fill({ provider: 'scripted', model: 'summarizer', maxTokens: 100 }))
     const untargeted = createSummarizer({ llm: env.app.llm, target: { provider: undefined, model: 'm' }, maxTokens: 10, sessionId: 's' })
     expect(await rejection(untargeted({ messages: [] }))).toMatchObject({ code: 'SUMMARY_FAILED', message: 'no provider/model available for summarization' })
   })

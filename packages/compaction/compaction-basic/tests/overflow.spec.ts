@@ -2,7 +2,7 @@ import type { RequestErrorDecision } from '@logbook/agent-loop'
 import { isCompactionCheckpoint } from '@logbook/compaction'
 import { CallId, MessageId } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
-import { agent, boot, filler, ofType, shape, tool, windowOf, type ScriptEntry } from './helpers.ts'
+import { agent, boot, filler, ofType, shape, tool, warnings, windowOf, type ScriptEntry } from './helpers.ts'
 
 const SUMMARY = 'Goal: answer. Work done: read.'
 const OVERFLOW: ScriptEntry = { error: { code: 'CONTEXT_WINDOW_EXCEEDED', message: 'prompt is too long' } }
@@ -32,6 +32,31 @@ describe('overflow recovery', () => {
     expect(isCompactionCheckpoint(checkpoint)).toBe(true)
     expect(retry.messages[0]).toBe(checkpoint.data)
     expect(retry.messages.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'text', text: 'and now?' }] })
+  })
+
+  it('L-063 an overflow bracket whose closing compaction/end is vetoed → COMPACTION_FAILED ends the turn; no retry', async () => {
+    let veto = true
+    const env = await boot({
+      script: [{ match: { purpose: 'compaction' }, text: SUMMARY }, { text: 'ok' }, OVERFLOW, { text: 'done', repeat: true }],
+      compaction: LARGE,
+      before: app => void app.sessions.addCheck((_session, event) => {
+        if (veto && event.type === 'compaction/end') throw new Error('end refused')
+      }),
+    })
+    const a = await agent(env)
+    await a.send(filler(400))
+    const from = a.session.seq
+    const result = await a.send('and now?')
+    const startSeq = ofType(a.session, 'compaction/start')[0]!.seq
+    const message = `compaction/start at seq ${startSeq} could not be closed: end refused`
+    expect(result.reason).toEqual({ kind: 'error', error: { code: 'COMPACTION_FAILED', message } })
+    expect(shape(a.session, from)).toEqual([
+      'turn/start', 'user/message', 'step/start', 'chunks',
+      'compaction/start', 'compaction/summary', 'user/message', 'step/end', 'turn/end',
+    ])
+    expect(env.requests.map(request => request.purpose)).toEqual(['turn', 'turn', 'compaction'])
+    veto = false
+    expect((await a.send('next')).reason).toEqual({ kind: 'completed' })
   })
 
   it('L-064 maxOverflowRetries 0 → no bracket; turn/end {error}', async () => {
@@ -65,6 +90,40 @@ describe('overflow recovery', () => {
     }, () => ({ kind: 'fail' }) as const)
     expect(decision).toEqual({ kind: 'fail' })
     expect(s.seq).toBe(before)
+  })
+
+  it('L-065 a prune alone counts as progress → retry; a failed summary after a prune is warned and still retries', async () => {
+    const env = await boot({ script: [{ match: { purpose: 'compaction' }, error: { code: 'PROVIDER', message: 'upstream broke' } }], compaction: LARGE })
+    const a = await agent(env)
+    const s = a.session
+    const huge = (id: string, step: number) => {
+      s.append('assistant/message', { turn: 1, step, message: {
+        id: MessageId(`a-${id}`), role: 'assistant', source: { kind: 'model', provider: 'scripted', model: 'm1' },
+        content: [{ type: 'tool-call', id: CallId(id), name: 'read', arguments: '{}' }],
+      } }, { surfaceOp: 'append', sourceEventSeqs: [] })
+      const call = s.append('tool/call', { turn: 1, step, callId: CallId(id), name: 'read', arguments: '{}' })
+      return s.append('tool/result', { turn: 1, step, message: {
+        id: MessageId(`r-${id}`), role: 'user', source: { kind: 'tool', callId: CallId(id) },
+        content: [{ type: 'tool-result', toolCallId: CallId(id), content: [{ type: 'text', text: 'x'.repeat(20_000) }] }],
+      } }, { surfaceOp: 'append', sourceEventSeqs: [call.seq] })
+    }
+    const overflow = async (step: number): Promise<RequestErrorDecision> => env.app.waterfall('agent/request-error', {
+      agent: a, session: s, turn: 1, step, attempt: 1, signal: new AbortController().signal,
+      error: { code: 'CONTEXT_WINDOW_EXCEEDED', message: 'prompt is too long' },
+    }, () => ({ kind: 'fail' }) as const)
+    s.append('turn/start', { turn: 1 })
+    s.append('step/start', { turn: 1, step: 1 })
+    const first = huge('c1', 1)
+    // Only [assistant, result]: nothing to select, but pruning the (unread) result frees room.
+    expect(await overflow(1)).toEqual({ kind: 'retry' })
+    expect(shape(s, first.seq + 1)).toEqual(['compaction/prune', 'tool/result'])
+    s.append('step/end', { turn: 1, step: 1 })
+    s.append('step/start', { turn: 1, step: 2 })
+    const second = huge('c2', 2)
+    expect(await overflow(2)).toEqual({ kind: 'retry' })
+    expect(shape(s, second.seq + 1)).toEqual(['compaction/prune', 'tool/result', 'compaction/start', 'compaction/end'])
+    expect(s.events.at(-1)!.data).toMatchObject({ error: { code: 'SUMMARY_FAILED' } })
+    expect(warnings(env, 'overflow recovery failed: summary request failed: upstream broke [PROVIDER]')).toHaveLength(1)
   })
 
   it('L-066 a second overflow in the same step with max 1 is not handled; the counter resets at the next step', async () => {

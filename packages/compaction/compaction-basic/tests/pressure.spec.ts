@@ -1,7 +1,7 @@
 import MemorySessionPersistence from '@logbook/session-persistence'
 import { describe, expect, it } from 'vitest'
 import { createScriptedAdapter, parseScript } from '@logbook/llm-scripted'
-import { agent, boot, filler, ofType, rejection, shape, tool, warnings, windowOf, type ScriptEntry } from './helpers.ts'
+import { agent, boot, filler, ofType, OPTIONS, rejection, shape, tool, warnings, windowOf, type ScriptEntry } from './helpers.ts'
 
 const SUMMARY = 'Goal: finish the task. Work done: read the notes.'
 const script = (...turns: ScriptEntry[]): ScriptEntry[] =>
@@ -148,7 +148,7 @@ describe('automatic compaction on pressure', () => {
       compaction: windowOf(1000),
       tools: [tool('read', 'r'.repeat(2000))],
     })
-    const a = await agent(env)
+    const a = await agent(env, 's', { ...OPTIONS, system: 'be brief' })
     await a.send('warm up')
     const from = a.session.seq
     await a.send(filler(300))
@@ -159,6 +159,11 @@ describe('automatic compaction on pressure', () => {
     ])
     expect(ofType(a.session, 'compaction/start')[0]!.data).toMatchObject({ turn: 2, trigger: 'pressure' })
     expect(ofType(a.session, 'compaction/end')[0]!.data).toEqual({ compactionId: ofType(a.session, 'compaction/start')[0]!.data.compactionId, turn: 2 })
+    // The summary request carries the pre-step's provider/model (no summary model configured), system and tools.
+    const [before, summary] = env.requests.slice(-3)
+    expect(summary).toMatchObject({ purpose: 'compaction', config: { provider: 'scripted', model: 'm1', maxTokens: 8192 }, system: 'be brief' })
+    expect(summary!.tools).toEqual(before!.tools)
+    expect(summary!.tools).toHaveLength(1)
   })
 
   it('L-120 a vetoed closing compaction/end → turn/end {error COMPACTION_FAILED}, no step/start; the next turn runs with a warning; compactNow is BUSY until a resume', async () => {

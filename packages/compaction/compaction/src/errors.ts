@@ -50,6 +50,14 @@ export class ManualCompactionError extends CompactionError {
   }
 }
 
+/**
+ * The `NO_OPEN_TURN` refusal of §2.2 ("compaction requires an open turn"), shared by every path that needs an owner
+ * turn (the region transaction with owner `'turn'`, the pruner).
+ */
+export function noOpenTurnError(): CompactionError {
+  return new CompactionError('NO_OPEN_TURN', 'compaction requires an open turn')
+}
+
 /** True iff `value` is a `CompactionError` (any subclass). */
 export function isCompactionError(value: unknown): value is CompactionError {
   return value instanceof CompactionError

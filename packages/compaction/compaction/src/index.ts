@@ -38,6 +38,6 @@ export { selectSpan } from './select.ts'
 export { cancelledError, runRegion, type RegionDeps } from './region.ts'
 export {
   assertNever, COMPACTION_ERROR_CODES, CompactionError, isCompactionError, ManualCompactionError, messageOf,
-  type CompactionErrorCode, type CompactionErrorOptions, type ManualCompactionErrorCode,
+  noOpenTurnError, type CompactionErrorCode, type CompactionErrorOptions, type ManualCompactionErrorCode,
 } from './errors.ts'
 export type * from './types.ts'

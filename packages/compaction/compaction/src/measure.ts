@@ -31,6 +31,13 @@ export function pricesFor(session: Session, estimator: TokenEstimator): Map<numb
   return prices
 }
 
+/** The price of node `seq` (an event of `events`) from `prices`, computing and caching it on first use. */
+export function nodePrice(prices: Map<number, number>, estimator: TokenEstimator, events: readonly SessionEvent[], seq: number): number {
+  let tokens = prices.get(seq)
+  if (tokens === undefined) prices.set(seq, tokens = priceEvent(estimator, events[seq]!))
+  return tokens
+}
+
 /**
  * Measure `session` for a request carrying `tools`: `nodes` mirror the surface in order, each priced by
  * `estimator.message` of its derived message (0 if none; a node-0 system message is priced here only);
@@ -42,8 +49,7 @@ export function measureSession(session: Session, estimator: TokenEstimator, tool
   const nodes: NodeMeasure[] = []
   let surfaceTokens = 0
   for (const seq of session.surface.nodes) {
-    let tokens = prices.get(seq)
-    if (tokens === undefined) prices.set(seq, tokens = priceEvent(estimator, events[seq]!))
+    const tokens = nodePrice(prices, estimator, events, seq)
     nodes.push({ seq, tokens })
     surfaceTokens += tokens
   }

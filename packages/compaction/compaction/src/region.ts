@@ -9,9 +9,9 @@ import { deriveEventMessage, type Message, type Session, type SessionEvent, type
 import { balanceView } from './balance.ts'
 import { checkpointMessage } from './checkpoint.ts'
 import { entryState } from './entry-state.ts'
-import { CompactionError, isCompactionError, messageOf } from './errors.ts'
+import { CompactionError, isCompactionError, messageOf, noOpenTurnError } from './errors.ts'
 import { logOf } from './log.ts'
-import { priceEvent, pricesFor } from './measure.ts'
+import { nodePrice, pricesFor } from './measure.ts'
 import type { CompactionResult, CompactionSummaryData, RegionOptions, SummarizeOutput } from './types.ts'
 
 /** What the transaction needs from its host: the estimator in force and the session store's flush. */
@@ -74,11 +74,7 @@ function prepare(session: Session, options: RegionOptions, estimator: TokenEstim
   const seqs = view.nodes.slice(first, last + 1)
   const prices = pricesFor(session, estimator)
   let shadowedTokenCount = 0
-  for (const seq of seqs) {
-    let price = prices.get(seq)
-    if (price === undefined) prices.set(seq, price = priceEvent(estimator, events[seq]!))
-    shadowedTokenCount += price
-  }
+  for (const seq of seqs) shadowedTokenCount += nodePrice(prices, estimator, events, seq)
   // The session's derived-message cache aligns with the nodes when no node derives null: slice it then.
   const derived = session.deriveMessages()
   const messages = derived.length === view.nodes.length ? derived.slice(first, last + 1) : spanMessages(events, seqs)
@@ -95,7 +91,7 @@ function ownerTurn(session: Session, options: RegionOptions): number | null {
     throw new CompactionError('BUSY', `compaction already in progress (compaction/start at seq ${state.lock.seq})`)
   }
   if (options.owner === 'turn') {
-    if (state.openTurn === null) throw new CompactionError('NO_OPEN_TURN', 'compaction requires an open turn')
+    if (state.openTurn === null) throw noOpenTurnError()
     return state.openTurn
   }
   if (state.openTurn !== null) throw new CompactionError('BUSY', 'session has an open turn')

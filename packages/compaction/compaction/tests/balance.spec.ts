@@ -59,6 +59,24 @@ describe('tool-pairing balance', () => {
     }
   })
 
+  it('L-034 a corrupt tail appended after the cache was built throws on every query and never extends the cache', () => {
+    const s = Session.create(SessionId('tail'))
+    const user = s.append('user/message', { id: MessageId('u'), role: 'user', source: { kind: 'user' }, content: [{ type: 'text', text: 'hi' }] }, { surfaceOp: 'append' })
+    expect(cutPoints(s)).toEqual([true, true])
+    const built = balanceCacheStats(s)
+    const orphan = s.append('tool/result', { turn: 1, step: 1, message: {
+      id: MessageId('r'), role: 'user', source: { kind: 'tool', callId: CallId('c') },
+      content: [{ type: 'tool-result', toolCallId: CallId('c'), content: [] }],
+    } }, { surfaceOp: 'append' })
+    const expected = new CompactionError('CORRUPT_SURFACE', `tool result at seq ${orphan.seq} has no matching tool call`)
+    for (let i = 0; i < 2; i++) {
+      expect(() => cutPoints(s)).toThrow(expected)
+      expect(() => balancedAfter(s, user.seq)).toThrow(expected)
+    }
+    // Each failing query re-read only the new node (nothing was committed), and no rebuild happened.
+    expect(balanceCacheStats(s)).toEqual({ rebuilds: built.rebuilds, nodesRead: built.nodesRead + 4 })
+  })
+
   it('L-035 balanceCacheStats: log-only appends read nothing; two node appends read 2; a replace rebuilds', async () => {
     const env = await boot()
     const log = LogBuilder.create(env.app).fullTurn('one', 'c1', filler(300)).startTurn('two')

@@ -32,6 +32,27 @@ describe('entry state and the lock', () => {
     expect(log.s.seq).toBe(before)
   })
 
+  it('L-029 after a resume, a new unmatched start (after the end-seed) is the live lock; the older orphan is not', async () => {
+    const env = await boot()
+    const log = LogBuilder.create(env.app, 'old').fullTurn('one', 'c1', filler(200)).startTurn('two')
+    const orphan = log.s.append('compaction/start', { compactionId: 'orphan', turn: 2, trigger: 'pressure' })
+    const resumed = restore(env, log.s.events, 'resumed')
+    const next = new LogBuilder(resumed)
+    next.turn = 2
+    next.startTurn('three')
+    const start = resumed.append('compaction/start', { compactionId: 'x2', turn: 3, trigger: 'explicit' })
+    expect(entryState(resumed)).toEqual({
+      endSeedSeq: start.seq - 3, unmatchedStart: { seq: start.seq, compactionId: 'x2', turn: 3 },
+      lock: { seq: start.seq, compactionId: 'x2', turn: 3 }, openTurn: 3,
+    })
+    expect(start.seq).toBeGreaterThan(orphan.seq)
+    const before = resumed.seq
+    const nodes = resumed.surface.nodes
+    const error = await env.compaction.compactRegion(agentOf(resumed), { start: nodes[0]!, end: nodes[3]! }).catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: 'BUSY', message: `compaction already in progress (compaction/start at seq ${start.seq})` })
+    expect(resumed.seq).toBe(before)
+  })
+
   it('L-030 an unmatched start before an end-seed is not a lock; a new bracket succeeds and the companion accepts it', async () => {
     const env = await boot()
     const log = LogBuilder.create(env.app, 'old').fullTurn('one', 'c1', filler(200)).startTurn('two')
@@ -51,7 +72,7 @@ describe('entry state and the lock', () => {
     expect(resumed.events[result.startSeq]!.data).toMatchObject({ turn: 3, trigger: 'explicit' })
   })
 
-  it('entryState reads the newest markers independently and only new events on later calls', async () => {
+  it('entryState: an empty log has no markers; an end after a start leaves no unmatched start; the newest turn/start is the open turn', async () => {
     const env = await boot()
     const log = LogBuilder.create(env.app)
     expect(entryState(log.s)).toEqual({ endSeedSeq: null, unmatchedStart: null, lock: null, openTurn: null })

@@ -1,5 +1,5 @@
 import { defaultTokenEstimator, type TokenEstimator } from '@logbook/llm'
-import type { ToolSchema } from '@logbook/session'
+import { deriveEventMessage, type ToolSchema } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
 import { agentOf, boot, filler, LogBuilder } from './helpers.ts'
 
@@ -30,6 +30,10 @@ describe('token measurement', () => {
     expect(measured.nodes.map(node => node.tokens)).toEqual([100, 10, 10, 10, 10, 10])
     expect(measured).toMatchObject({ surfaceTokens: 150, headerTokens: 1000, totalTokens: 1150 })
     await fiber.dispose()
+    // The estimator is read at each measurement: without the service the default prices apply again.
+    const defaults = log.s.surface.nodes.map(seq => defaultTokenEstimator.message(deriveEventMessage(log.s.events[seq]!)!))
+    expect(env.compaction.measure(log.s).nodes.map(node => node.tokens)).toEqual(defaults)
+    expect(defaults).not.toEqual([100, 10, 10, 10, 10, 10])
     const nodes = log.s.surface.nodes
     const result = await env.compaction.compactRegion(agentOf(log.s), { start: nodes[1]!, end: nodes[4]! })
     const after = env.compaction.measure(log.s)

@@ -9,7 +9,7 @@ import type { ProjectionDefinition } from './types.ts'
  * @throws ProjectionError `INVALID_DEFINITION`; whatever `init` or `apply` throws; Error "unit <key> returned a
  * Promise" for a thenable result.
  */
-export function foldProjection<S>(def: ProjectionDefinition<S, any, string>, events: Iterable<SessionEvent>): S {
+export function foldProjection<S>(def: ProjectionDefinition<S, unknown, string>, events: Iterable<SessionEvent>): S {
   const unit = toUnit(def)
   let state = initState(unit)
   for (const event of events) state = applyEvent(unit, state, event)

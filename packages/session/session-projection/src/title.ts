@@ -2,9 +2,9 @@
  * The built-in `title` unit and the `session/title` event (03 §1.5). An explicit title wins; until one is set, the
  * first appended non-blank prompt of the user gives a fallback, whitespace collapsed and clipped to 60 code points.
  */
-import Schema from '@deepseek-ai/schemastery'
 import { isAppendSurfaceEvent, type Session, type SessionEvent } from '@logbook/session'
 import { describeValue } from './errors.ts'
+import { TitleStateSchema } from './schemas.ts'
 import type { ProjectionDefinition, TitleState } from './types.ts'
 
 declare module '@logbook/session' {
@@ -19,12 +19,6 @@ export const SESSION_TITLE_EVENT = 'session/title'
 
 /** Fallback titles longer than this many code points are clipped. */
 const MAX_FALLBACK = 60
-
-/** The schema of a stored `title` state. */
-export const TitleStateSchema: Schema<TitleState> = Schema.object({
-  explicit: Schema.string(),
-  fallback: Schema.string(),
-}) as unknown as Schema<TitleState>
 
 /** The text blocks joined by a space, whitespace collapsed, trimmed, clipped to 59 code points + "…" past 60. */
 function fallbackOf(event: SessionEvent<'user/message'>): string | null {

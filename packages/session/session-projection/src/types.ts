@@ -32,7 +32,7 @@ export type ProjectionStateOf<K extends string> = K extends keyof ProjectionStat
  * A projection unit: a pure, synchronous fold over a session's events (03 §1.1). `apply` returns the same
  * reference for events it does not handle; states and views are lossless JSON; a unit without `view` is host-only.
  */
-export interface ProjectionDefinition<S = any, V = unknown, K extends string = string> {
+export interface ProjectionDefinition<S = unknown, V = unknown, K extends string = string> {
   /** `^[A-Za-z][A-Za-z0-9._/-]{0,63}$`; prefix it with your package (`acme/notes`). */
   readonly key: K
   /** A non-negative safe integer; bump it on any change of state shape or fold meaning. */

@@ -169,6 +169,35 @@ describe('projection checkpoints of live sessions (03 §1.4)', () => {
     expect(script.maxActive).toBe(1)
   })
 
+  it('every checkpoint written is below the durable cursor of its time and anchors the live event at its seq', async () => {
+    const { app } = await makeApp({ checkpoint: { everyEvents: 2 } }, async root => {
+      await root.plugin(MemorySessionPersistence, {})
+    })
+    app.sessionProjections.register(unitM())
+    let cursor = 0
+    app.on('persistence/committed', e => {
+      cursor = e.toSeq
+    })
+    const seen: { seq: number; cursor: number; anchor: { time: number; type: string } }[] = []
+    app.on('projection/checkpointed', e => {
+      seen.push({ seq: e.seq, cursor, anchor: e.anchor })
+    })
+    const s = app.sessions.create(sid('s'))
+    for (let n = 1; n <= 4; n++) {
+      const written = nextCheckpoint(app)
+      turn(s, n, [`c${n}`])
+      mark(s)
+      await written
+    }
+    await settle()
+    expect(seen.length).toBeGreaterThanOrEqual(4)
+    for (const { seq, cursor: durable, anchor } of seen) {
+      expect(seq).toBeLessThan(durable)
+      expect(anchor).toEqual({ time: s.events[seq]!.time, type: s.events[seq]!.type })
+    }
+    expect((await app.sessionPersistence.readProjectionCheckpoint('s'))?.seq).toBe(seen.at(-1)!.seq)
+  })
+
   it('no persistence, or checkpoint.enabled false → nothing is written and nothing is logged', async () => {
     const bare = await makeApp()
     const s = bare.app.sessions.create(sid('s'))

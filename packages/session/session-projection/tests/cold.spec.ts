@@ -1,6 +1,8 @@
 import { type Context, Service } from '@deepseek-ai/cordis'
-import type { SessionEvent } from '@logbook/session'
-import MemorySessionPersistence, { type OperationOptions, type ProjectionCheckpoint } from '@logbook/session-persistence'
+import type { JsonValue, SessionEvent } from '@logbook/session'
+import MemorySessionPersistence, {
+  type OpenMode, type OperationOptions, type ProjectionCheckpoint, type SessionHandle,
+} from '@logbook/session-persistence'
 import { describe, expect, it } from 'vitest'
 import {
   appendTitle, foldProjection, type ProjectionDefinition, statsProjection, titleProjection, todosProjection,
@@ -11,11 +13,17 @@ interface Spy {
   reads: [string, number][]
   checkpointReads: number
   writes: number
+  opens: string[]
 }
 
 /** The memory backend with its read paths and checkpoint writes counted (an ordinary plugin). */
 function spying(spy: Spy) {
   return class SpyingPersistence extends MemorySessionPersistence {
+    override open(id: string, mode: OpenMode, opts?: OperationOptions): Promise<SessionHandle> {
+      spy.opens.push(`${id}:${mode}`)
+      return super.open(id, mode, opts)
+    }
+
     override readFrom(id: string, fromSeq: number, opts?: OperationOptions): Promise<readonly SessionEvent[]> {
       spy.reads.push([id, fromSeq])
       return super.readFrom(id, fromSeq, opts)
@@ -63,7 +71,7 @@ async function stored(storeName: string, edit: (cp: ProjectionCheckpoint) => Pro
 
 /** A second app reading the same store, with the built-ins, unit M and `extra` units. */
 async function reader(storeName: string, extra: ProjectionDefinition[] = []): Promise<{ app: Context; spy: Spy }> {
-  const spy: Spy = { reads: [], checkpointReads: 0, writes: 0 }
+  const spy: Spy = { reads: [], checkpointReads: 0, writes: 0, opens: [] }
   const { app } = await makeApp({}, async root => {
     await root.plugin(spying(spy), { storeName })
   })
@@ -101,6 +109,7 @@ describe('coldSnapshot (03 §1.2, §1.4 reading)', () => {
     await settle()
     expect(spy.writes).toBe(0)
     expect(committed).toBe(0)
+    expect(spy.opens).toEqual([]) // read paths only: no handle, so no write ownership
   })
 
   it('L-023 a bumped stateVersion or a row failing stateSchema folds that unit from 0; the others use the checkpoint', async () => {
@@ -114,6 +123,18 @@ describe('coldSnapshot (03 §1.2, §1.4 reading)', () => {
     expect(spy.reads).toEqual([['s', 10], ['s', 0]])
     expect(snap.asOfSeq).toBe(15)
     expect(snap.values).toEqual({ ...fullFold(events, 103), 'test/v': 5, 'test/bad': 5 })
+  })
+
+  it('L-023 built-in rows that only look close (a title without keys, stats without turnAt) fold from 0', async () => {
+    const name = storeNameFor('l023-builtins')
+    const events = await stored(name, cp => {
+      const { turnAt: _turnAt, ...stats } = (cp.rows.stats as { state: { readonly [key: string]: JsonValue } }).state
+      return { ...cp, rows: { ...cp.rows, title: { stateVersion: 1, state: {} }, stats: { stateVersion: 1, state: stats } } }
+    })
+    const { app, spy } = await reader(name)
+    const snap = await app.sessionProjections.coldSnapshot('s')
+    expect(spy.reads).toEqual([['s', 10], ['s', 0]])
+    expect(snap).toEqual({ sessionId: 's', asOfSeq: 15, values: fullFold(events), faults: {} })
   })
 
   it('L-024 an anchor with another time or type, or a log ending before it, makes every unit fold from 0', async () => {

@@ -45,6 +45,10 @@ describe('foldProjection and determinism (03 §1.3 rule 9, §1.6)', () => {
       expect(p.stateOf(s, 'stats')).toEqual(foldProjection(statsProjection, s.events))
       expect(p.stateOf(s, 'todos')).toEqual(foldProjection(todosProjection, s.events))
       expect(p.stateOf(s, 'title')).toEqual(foldProjection(titleProjection, s.events))
+      // Every state a built-in reaches is one its stateSchema accepts, so its checkpoint rows stay usable.
+      for (const def of [statsProjection, todosProjection, titleProjection]) {
+        expect(def.stateSchema['~standard'].validate(JSON.parse(JSON.stringify(p.stateOf(s, def.key))))).not.toHaveProperty('issues')
+      }
     }), { numRuns: 60 })
   })
 
