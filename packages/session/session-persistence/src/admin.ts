@@ -16,7 +16,7 @@ import type {
   OperationOptions,
   ProjectionCheckpoint,
 } from './types.ts'
-import { describe, invalidArgument, throwIfAborted } from './util.ts'
+import { about, describe, invalidArgument, throwIfAborted } from './util.ts'
 
 const LIST_KEYS: ReadonlySet<string> = new Set(['cwd', 'parentSession', 'updatedAfter', 'limit', 'cursor'])
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -71,7 +71,7 @@ export async function list(c: Coordinator, query: ListQuery | undefined, opts?: 
 function notConfirmed(id: string): SessionPersistenceError {
   return new SessionPersistenceError(
     'DELETE_NOT_CONFIRMED',
-    `session "${id}": delete requires exactly { confirm: 'delete-session', sessionId, revision }`,
+    `${about(id)}delete requires exactly { confirm: 'delete-session', sessionId, revision }`,
     { sessionId: id },
   )
 }
@@ -85,8 +85,7 @@ export async function remove(c: Coordinator, id: string, confirmation: DeleteCon
     throw notConfirmed(id)
   }
   const revision = conf.revision
-  const pending = c.claim(id, 'handle')
-  const claim = pending instanceof Promise ? await pending : pending
+  const claim = await c.claim(id, 'handle') // registered before this await (or after a retiring holder drained)
   let token: LockToken | undefined
   try {
     await c.ready
@@ -97,7 +96,7 @@ export async function remove(c: Coordinator, id: string, confirmation: DeleteCon
       const scan = await c.backend.scan(id, {}, signal)
       if (scan === undefined) throw sessionNotFound(id)
       if (scan.revision !== revision) {
-        throw new SessionPersistenceError('SESSION_CONFLICT', `session "${id}": revision ${revision} is not current`, {
+        throw new SessionPersistenceError('SESSION_CONFLICT', `${about(id)}revision ${revision} is not current`, {
           sessionId: id,
           details: { expected: revision, actual: scan.revision },
         })
@@ -123,8 +122,7 @@ export async function breakLock(c: Coordinator, id: string, confirmation: BreakL
     throw invalidArgument(`breakLock requires { ownerId, confirm: 'break-lock' }`, id)
   }
   const ownerId = conf.ownerId
-  const pending = c.claim(id, 'handle')
-  const claim = pending instanceof Promise ? await pending : pending
+  const claim = await c.claim(id, 'handle')
   try {
     await c.ready
     throwIfAborted(signal)
@@ -173,12 +171,12 @@ export async function writeCheckpoint(c: Coordinator, id: string, checkpoint: Pr
   const holder = claim?.holder
   const token = holder?.lockToken
   if (claim === undefined || holder === undefined || token === undefined) {
-    throw new SessionPersistenceError('SESSION_LOCKED', `session "${id}" is not claimed by this coordinator`, { sessionId: id })
+    throw new SessionPersistenceError('SESSION_LOCKED', `${about(id)}the session is not claimed by this coordinator`, { sessionId: id })
   }
   if (seq >= holder.durableCursor) {
     throw new SessionPersistenceError(
       'CHECKPOINT_AHEAD',
-      `session "${id}": checkpoint seq ${seq} is not below the durable cursor ${holder.durableCursor}`,
+      `${about(id)}checkpoint seq ${seq} is not below the durable cursor ${holder.durableCursor}`,
       { sessionId: id, details: { seq, cursor: holder.durableCursor } },
     )
   }

@@ -66,7 +66,16 @@ export interface LockInfo {
 
 /** Outcome of decoding one record (§1.4). */
 export type RecordResult =
-  | { readonly ok: true; readonly events: readonly SessionEvent[] }
+  | {
+    readonly ok: true
+    readonly events: readonly SessionEvent[]
+    /**
+     * CHANGED (additive): set by `decodeRecordValue`/`decodeRecordText` when the events are the members core's
+     * `decodeStorageRecord` built from a chunk row it validated (exact keys, contiguous safe-integer seqs and times),
+     * so classification checks only the first seq and the times' sign. Omit it for anything else.
+     */
+    readonly packed?: true
+  }
   | {
     readonly ok: false
     /** Why the record does not parse or decode (free text, shown in `tornTail.detail` and corruption errors). */

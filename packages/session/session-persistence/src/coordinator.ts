@@ -15,6 +15,7 @@ import * as operations from './operations.ts'
 import { claimLockedError } from './owners.ts'
 import type {
   BreakLockConfirmation,
+  ClaimKind,
   DeleteConfirmation,
   DeleteResult,
   ListPage,
@@ -28,7 +29,7 @@ import type {
   SessionInspection,
   SessionPersistenceConfig,
 } from './types.ts'
-import { describe, invalidArgument, signalOf, throwIfAborted } from './util.ts'
+import { about, describe, invalidArgument, NEVER_ABORTED, signalOf, throwIfAborted } from './util.ts'
 
 type Listener = (...args: unknown[]) => unknown
 
@@ -40,6 +41,8 @@ export class Coordinator implements WriterHost {
   readonly claims: ClaimTable
   readonly handles = new Set<HandleImpl>()
   readonly writers = new Map<Session, LiveWriter>()
+  /** Retiring writers whose session object was bound again before they finished (still flushed at teardown). */
+  private readonly displaced = new Set<LiveWriter>()
   readonly logger: WriterHost['logger']
   /** Resolves once `backend.start()` succeeded. */
   readonly ready: Promise<void>
@@ -48,14 +51,14 @@ export class Coordinator implements WriterHost {
   private readonly queues = new Map<string, Promise<void>>()
   private readonly inflight = new Set<Promise<unknown>>()
 
-  constructor(private readonly ctx: Context, config: SessionPersistenceConfig, backend: PersistenceBackend<any, LockToken>) {
+  constructor(private readonly ctx: Context, config: SessionPersistenceConfig, backend: PersistenceBackend<unknown, LockToken>) {
     this.backend = backend
     this.packChunks = config.packChunks
     this.delays = { window: config.writeBatchMaxDelayMs, retryInitial: config.retryInitialDelayMs, retryMax: config.retryMaxDelayMs }
     const logger = ctx.logger('session-persistence')
     this.logger = { info: text => logger.info(text), warn: text => logger.warn(text), error: text => logger.error(text) }
     this.claims = new ClaimTable((name, event) => this.emit(name, event))
-    const start = Promise.resolve().then(() => backend.start(new AbortController().signal))
+    const start = Promise.resolve().then(() => backend.start(NEVER_ABORTED))
     start.catch(() => undefined) // observed by the plugin's init and by every operation
     this.ready = start
 
@@ -160,32 +163,33 @@ export class Coordinator implements WriterHost {
     return signal
   }
 
-  /** Register a claim synchronously, or (retiring holder) after its in-flight attempt. @throws `SESSION_LOCKED`. */
+  /**
+   * Register a claim synchronously, or, when a retiring live session holds the id, after its in-flight attempt
+   * (§2.5): drained → the claim, else `SESSION_LOCKED` `retiring`. @throws `SESSION_LOCKED`.
+   */
   claim(id: string, kind: 'handle'): Claim | Promise<Claim> {
     const existing = this.claims.get(id)
     if (existing?.kind === 'retiring' && existing.holder instanceof LiveWriter) {
       const writer = existing.holder
-      return writer.drain().then(() => this.claimAfterRetirement(id, writer)).then(claim => {
-        claim.kind = kind
-        return claim
-      })
+      return writer.drain().then(() => this.claimAfterRetirement(id, writer, kind))
     }
     return this.claims.register(id, kind)
   }
 
-  claimAfterRetirement(id: string, retiring: LiveWriter): Claim {
+  /** The claim of a claimant that waited for `retiring`; `SESSION_LOCKED` (cause: its last write error) if it still holds. */
+  claimAfterRetirement(id: string, retiring: LiveWriter, kind: ClaimKind): Claim {
     const now = this.claims.get(id)
     if (now !== undefined) {
       throw claimLockedError(id, now.kind, now.holder === retiring ? retiring.lastError : undefined)
     }
-    return this.claims.register(id, 'live-session')
+    return this.claims.register(id, kind)
   }
 
   /** Release lock (best effort) and claim after a failed operation. */
   async abandon(claim: Claim, token: LockToken | undefined): Promise<void> {
     if (token !== undefined) {
-      await this.serial(claim.id, () => this.backend.unlock(token, new AbortController().signal)).catch((error: unknown) => {
-        this.logger.warn(`session "${claim.id}": releasing the lock failed: ${describe(error)}`)
+      await this.serial(claim.id, () => this.backend.unlock(token, NEVER_ABORTED)).catch((error: unknown) => {
+        this.logger.warn(`${about(claim.id)}releasing the lock failed: ${describe(error)}`)
       })
     }
     this.claims.release(claim)
@@ -197,7 +201,9 @@ export class Coordinator implements WriterHost {
   bind(session: Session): LiveWriter | undefined {
     if (this.disposal !== undefined) return undefined
     const existing = this.writers.get(session)
-    if (existing !== undefined) return existing
+    if (existing !== undefined && !existing.retiring) return existing
+    // The same object re-entered and announced while its old writer retires: a new binding waits for it (§2.5).
+    if (existing !== undefined) this.displaced.add(existing)
     const id = session.id
     const claim = this.claims.get(id)
     let binding: Binding
@@ -222,6 +228,7 @@ export class Coordinator implements WriterHost {
 
   dropWriter(writer: LiveWriter): void {
     if (this.writers.get(writer.session) === writer) this.writers.delete(writer.session)
+    this.displaced.delete(writer)
   }
 
   // ----- teardown (§2.5) ------------------------------------------------------------------------------------------
@@ -229,7 +236,7 @@ export class Coordinator implements WriterHost {
   private async teardown(): Promise<void> {
     const errors: unknown[] = []
     const started = await this.ready.then(() => true, () => false)
-    const writers = [...this.writers.values()]
+    const writers = [...this.writers.values(), ...this.displaced]
     if (started) {
       await Promise.all(writers.map(writer => writer.flushForTeardown().catch((error: unknown) => {
         errors.push(error)

@@ -4,13 +4,15 @@
  */
 import {
   assertSessionEvent,
+  deepFreeze,
+  snapshotJsonValue,
   type SessionEvent,
   type SessionHeader,
   type SessionSeedEventState,
 } from '@logbook/session'
 import type { LockToken, PersistenceBackend } from './backend.ts'
 import type { Claim, ClaimHolder, ClaimTable } from './claims.ts'
-import { readStored } from './classify.ts'
+import { inheritedCount, lineageMarkerAt, readStored } from './classify.ts'
 import { SessionPersistenceError } from './errors.ts'
 import { encodeBatch } from './record-codec.ts'
 import type {
@@ -21,7 +23,7 @@ import type {
   RecoveryReport,
   SessionHandle,
 } from './types.ts'
-import { describe, invalidArgument, signalOf, throwIfAborted } from './util.ts'
+import { about, describe, invalidArgument, isSeqArgument, NEVER_ABORTED, signalOf, throwIfAborted } from './util.ts'
 
 /** What a handle needs from its coordinator. */
 export interface HandleHost {
@@ -56,10 +58,8 @@ export interface HandleInit {
 
 type HandleState = 'open' | 'handed-off' | 'adopted' | 'closed'
 
-const isSeqArgument = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
-
 function closedError(id: string): SessionPersistenceError {
-  return new SessionPersistenceError('SESSION_HANDLE_CLOSED', `session "${id}": the handle is closed`, { sessionId: id })
+  return new SessionPersistenceError('SESSION_HANDLE_CLOSED', `${about(id)}the handle is closed`, { sessionId: id })
 }
 
 /** The one `SessionHandle` implementation. */
@@ -86,7 +86,7 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
     this.id = init.id
     this.mode = init.mode
     this.header = init.header
-    this.inheritedEventCount = init.header.isSeeded === true ? init.header.seedLength ?? 0 : 0
+    this.inheritedEventCount = inheritedCount(init.header)
     this.eventState = init.eventState
     this.recovery = init.recovery
     this.nextSeq = init.nextSeq
@@ -118,7 +118,7 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
     const signal = signalOf(opts)
     throwIfAborted(signal)
     if (writing && this.mode === 'read') {
-      throw new SessionPersistenceError('HANDLE_READ_ONLY', `session "${this.id}": the handle is read-only`, { sessionId: this.id })
+      throw new SessionPersistenceError('HANDLE_READ_ONLY', `${about(this.id)}the handle is read-only`, { sessionId: this.id })
     }
     if (this.state !== 'open') throw closedError(this.id)
     return signal
@@ -141,7 +141,7 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
       const scan = await this.host.serial(this.id, () => backend.scan(this.id, fromSeq > 0 ? { fromSeq } : {}, signal))
       throwIfAborted(signal)
       if (scan === undefined || (this.incarnation !== undefined && scan.incarnation !== this.incarnation)) {
-        throw new SessionPersistenceError('SESSION_CONFLICT', `session "${this.id}" was deleted or re-created since it was opened`, {
+        throw new SessionPersistenceError('SESSION_CONFLICT', `${about(this.id)}the session was deleted or re-created since it was opened`, {
           sessionId: this.id,
         })
       }
@@ -156,7 +156,8 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
   }
 
   /**
-   * Store `events` durably at `nextSeq`; validated and serialised before the first await.
+   * Store `events` durably at `nextSeq`; validated, encoded and their seqs captured before the first await, so a later
+   * caller mutation changes nothing.
    * @throws `HANDLE_READ_ONLY`, `INVALID_ARGUMENT`, `SESSION_CONFLICT`, `SESSION_LOCKED`, `STORE_IO`.
    */
   async append(events: readonly SessionEvent[], opts?: OperationOptions): Promise<AppendResult> {
@@ -165,23 +166,27 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
     if (events.length === 0) return { nextSeq: this.nextSeq, revision: this.revision }
     const batch = events.slice()
     for (let i = 0; i < batch.length; i++) this.validate(batch[i], i)
+    const seqs = batch.map(event => event.seq)
+    // Applies only when this batch materialises the session (it then starts at seq 0, so index = seq).
+    const lineage = this.header.isSeeded === true ? lineageMarkerAt(batch, this.header.seedLength ?? 0, 0) : undefined
+    const last = deepFreeze(snapshotJsonValue(batch[batch.length - 1]!) as SessionEvent)
     const records = encodeBatch(batch, this.host.packChunks)
     return this.enqueue(async () => {
       this.host.assertNotDisposed()
       throwIfAborted(signal)
       const fromSeq = this.nextSeq
-      for (let i = 0; i < batch.length; i++) {
-        const actual = batch[i]!.seq
+      for (let i = 0; i < seqs.length; i++) {
+        const actual = seqs[i]!
         if (actual !== fromSeq + i) {
           throw new SessionPersistenceError(
             'SESSION_CONFLICT',
-            `session "${this.id}": event at index ${i} has seq ${actual}; expected ${fromSeq + i}`,
+            `${about(this.id)}event at index ${i} has seq ${actual}; expected ${fromSeq + i}`,
             { sessionId: this.id, details: { index: i, expected: fromSeq + i, actual } },
           )
         }
       }
       const lazy = this.revision === null
-      if (lazy) this.checkLineage(batch)
+      if (lazy && lineage !== undefined) throw invalidArgument(`the first batch of a seeded session ${lineage}`, this.id)
       const { backend } = this.host
       const token = this.token!
       const revision = this.revision
@@ -191,7 +196,7 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
       this.nextSeq = result.nextSeq
       this.revision = result.revision
       if (result.incarnation !== undefined) this.incarnation = result.incarnation
-      this.lastEvent = batch.at(-1)
+      this.lastEvent = last
       this.retained = undefined
       this.host.committed({
         sessionId: this.id,
@@ -220,16 +225,6 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
     const valid = event as SessionEvent
     if (valid.ignorable !== true && !this.host.isKnownType(valid.type)) {
       throw invalidArgument(`${where}: type is not registered with the session store and the event is not ignorable`, this.id)
-    }
-  }
-
-  /** A seeded session's first batch must hold its lineage marker (§4.1). */
-  private checkLineage(batch: readonly SessionEvent[]): void {
-    if (this.header.isSeeded !== true) return
-    const at = this.header.seedLength ?? 0
-    const marker = batch[at] as { type?: string; data?: { inherited?: unknown } } | undefined
-    if (marker?.type !== 'session/end-seed' || marker.data?.inherited !== true) {
-      throw invalidArgument(`the first batch of a seeded session must hold session/end-seed {inherited: true} at seq ${at}`, this.id)
     }
   }
 
@@ -269,7 +264,7 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
       const { claim, token } = this
       if (claim === undefined || claim.released) return
       try {
-        if (token !== undefined) await this.host.serial(this.id, () => this.host.backend.unlock(token, new AbortController().signal))
+        if (token !== undefined) await this.host.serial(this.id, () => this.host.backend.unlock(token, NEVER_ABORTED))
       } finally {
         this.host.claims.release(claim)
       }

@@ -10,7 +10,8 @@ import { readStored } from './classify.ts'
 import { SessionPersistenceError } from './errors.ts'
 import type { HandleImpl } from './handle.ts'
 import type { LiveWriter, WriterHost } from './live-writer.ts'
-import { assertNever, describe, losslessEqual } from './util.ts'
+import { cutTornTail } from './repair.ts'
+import { about, assertNever, describe, losslessEqual, NEVER_ABORTED } from './util.ts'
 
 /** How the binding resolved the claim, synchronously inside `session/created` (§2.1). */
 export type Binding =
@@ -31,7 +32,9 @@ export interface BoundState extends ClaimHolder {
   lazy: boolean
 }
 
-const NEVER: AbortSignal = new AbortController().signal
+function conflict(id: string, detail: string): SessionPersistenceError {
+  return new SessionPersistenceError('SESSION_CONFLICT', about(id) + detail, { sessionId: id })
+}
 
 /** Run the binding's init for `state`. @throws the terminal error of the binding. */
 export async function initBinding(host: WriterHost, state: BoundState, binding: Binding): Promise<void> {
@@ -43,7 +46,7 @@ export async function initBinding(host: WriterHost, state: BoundState, binding: 
       return adoptHandle(state, binding.handle)
     case 'wait-retiring': {
       await binding.writer.drain()
-      const claim = host.claimAfterRetirement(state.id, binding.writer)
+      const claim = host.claimAfterRetirement(state.id, binding.writer, 'live-session')
       state.claim = claim
       claim.holder = state
       return bindFresh(host, state, claim)
@@ -53,10 +56,6 @@ export async function initBinding(host: WriterHost, state: BoundState, binding: 
     default:
       return assertNever(binding)
   }
-}
-
-function conflict(id: string, detail: string): SessionPersistenceError {
-  return new SessionPersistenceError('SESSION_CONFLICT', `session "${id}": ${detail}`, { sessionId: id })
 }
 
 /** Case 1: take over the handle's lock, cursor and revision once the live log extends what it stored. */
@@ -81,10 +80,10 @@ async function adoptHandle(state: BoundState, handle: HandleImpl): Promise<void>
 async function bindFresh(host: WriterHost, state: BoundState, claim: Claim): Promise<void> {
   const { backend } = host
   const { id, session } = state
-  const token = await host.serial(id, () => backend.lock(id, claim.owner, NEVER))
+  const token = await host.serial(id, () => backend.lock(id, claim.owner, NEVER_ABORTED))
   state.token = token
   try {
-    const scan = await host.serial(id, () => backend.scan(id, {}, NEVER))
+    const scan = await host.serial(id, () => backend.scan(id, {}, NEVER_ABORTED))
     if (scan === undefined) {
       state.lazy = true
       return
@@ -93,26 +92,21 @@ async function bindFresh(host: WriterHost, state: BoundState, claim: Claim): Pro
     const n = stored.nextSeq
     if (!losslessEqual(stored.header, session.header) || n > session.seq
       || (n > 0 && !losslessEqual(stored.events[n - 1], session.events[n - 1]))) {
-      throw new SessionPersistenceError('SESSION_ALREADY_EXISTS', `session "${id}" has a stored log that the live session does not extend`, {
+      throw new SessionPersistenceError('SESSION_ALREADY_EXISTS', `${about(id)}a stored log exists that the live session does not extend`, {
         sessionId: id,
         ...(scan.location === undefined ? {} : { location: scan.location }),
       })
     }
     state.revision = scan.revision
     if (stored.torn !== null) {
-      const marker = stored.torn.marker
-      const result = await host.serial(id, () => backend.cut(token, marker, { nextSeq: n, revision: scan.revision }, NEVER))
-      state.revision = result.revision
-      host.committed({
-        sessionId: id, source: 'repair', fromSeq: result.nextSeq, toSeq: result.nextSeq, events: [],
-        revision: result.revision, physicalLength: result.physicalLength, ownerId: claim.owner.ownerId,
-      })
+      // Without closers: the live session writes the real ending of an open turn (§2.1 case 3).
+      state.revision = (await host.serial(id, () => cutTornTail(host, id, token, stored, claim.owner.ownerId, NEVER_ABORTED))).revision
     }
     state.cursor = n
   } catch (error) {
     state.token = undefined
-    await host.serial(id, () => backend.unlock(token, NEVER)).catch((unlockError: unknown) => {
-      host.logger.warn(`session "${id}": releasing the lock failed: ${describe(unlockError)}`)
+    await host.serial(id, () => backend.unlock(token, NEVER_ABORTED)).catch((unlockError: unknown) => {
+      host.logger.warn(`${about(id)}releasing the lock failed: ${describe(unlockError)}`)
     })
     throw error
   }

@@ -8,11 +8,13 @@ import type { Session, SessionEvent } from '@logbook/session'
 import type { LockToken } from './backend.ts'
 import type { Claim } from './claims.ts'
 import { isRetryableWriteError, type SessionPersistenceError } from './errors.ts'
+import { FlushTargets } from './flush-targets.ts'
 import type { HandleHost } from './handle.ts'
 import { type Binding, type BoundState, initBinding } from './live-binding.ts'
 import { encodeBatch } from './record-codec.ts'
-import type { PersistenceWriteFailedEvent } from './types.ts'
-import { describe } from './util.ts'
+import { RetryStreak } from './retry.ts'
+import type { ClaimKind, PersistenceWriteFailedEvent } from './types.ts'
+import { about, describe, NEVER_ABORTED } from './util.ts'
 
 export type { Binding } from './live-binding.ts'
 
@@ -22,21 +24,14 @@ export interface WriterHost extends HandleHost {
   readonly delays: { readonly window: number; readonly retryInitial: number; readonly retryMax: number }
   readonly logger: { info(text: string): void; warn(text: string): void; error(text: string): void }
   writeFailed(event: PersistenceWriteFailedEvent): void
-  /** Register a claim for a writer whose retiring predecessor drained. @throws `SESSION_LOCKED`. */
-  claimAfterRetirement(id: string, retiring: LiveWriter): Claim
+  /** Register a claim of `kind` for a claimant whose retiring predecessor drained. @throws `SESSION_LOCKED`. */
+  claimAfterRetirement(id: string, retiring: LiveWriter, kind: ClaimKind): Claim
   dropWriter(writer: LiveWriter): void
   /** `PERSISTENCE_DISPOSED`, for a flush that reaches a writer already closed by teardown. */
   disposedError(): SessionPersistenceError
 }
 
-interface Target {
-  readonly target: number
-  readonly resolve: () => void
-  readonly reject: (error: unknown) => void
-}
-
 type Timer = ReturnType<typeof setTimeout>
-const NEVER: AbortSignal = new AbortController().signal
 
 /** The live writer of one session object. */
 export class LiveWriter implements BoundState {
@@ -53,19 +48,24 @@ export class LiveWriter implements BoundState {
   lazy = false
   private initDone = false
   private terminal: { readonly error: unknown } | undefined
+  /** The armed window (§2.2): not `unref`ed, so pending events keep the process alive until written. */
   private window: Timer | undefined
+  /** The window expired during a write: the next write starts right after it. */
   private windowDue = false
   private writing: Promise<void> | undefined
   private inflightEnd = 0
+  /** The retry timer (§2.4), `unref`ed. */
   private backoff: Timer | undefined
-  private streak = 0
-  private lastWarnAt = -Infinity
-  private targets: Target[] = []
+  private readonly streak: RetryStreak
+  private readonly targets = new FlushTargets()
   private retireTarget: number | undefined
+  /** Plugin teardown flushes once (§2.5 step 2): no window, no retry from then on. */
+  private stopping = false
   private finished: Promise<void> | undefined
 
   constructor(private readonly host: WriterHost, readonly session: Session, binding: Binding) {
     this.id = session.id
+    this.streak = new RetryStreak(this.id, host.delays, host.logger)
     if (binding.kind === 'adopt' || binding.kind === 'fresh') this.claim = binding.claim
     this.init = initBinding(host, this, binding).then(
       () => {
@@ -87,20 +87,30 @@ export class LiveWriter implements BoundState {
     return this.token
   }
 
+  /** `session/disposed` reached this writer (it flushes, releases and drops itself) or it was closed. */
+  get retiring(): boolean {
+    return this.retireTarget !== undefined || this.finished !== undefined
+  }
+
   // ----- window and batches (§2.2) --------------------------------------------------------------------------------
 
   private pending(): number {
     return this.session.seq - (this.writing === undefined ? this.cursor : this.inflightEnd)
   }
 
-  private unmet(): boolean {
-    return this.targets.length > 0 || (this.retireTarget !== undefined && this.cursor < this.retireTarget)
+  private retireUnmet(): boolean {
+    return this.retireTarget !== undefined && this.cursor < this.retireTarget
   }
 
   private clearWindow(): void {
     if (this.window !== undefined) clearTimeout(this.window)
     this.window = undefined
     this.windowDue = false
+  }
+
+  private clearBackoff(): void {
+    if (this.backoff !== undefined) clearTimeout(this.backoff)
+    this.backoff = undefined
   }
 
   private armWindow(): void {
@@ -111,10 +121,13 @@ export class LiveWriter implements BoundState {
     }, this.host.delays.window)
   }
 
-  /** A `session/event` arrived: arm the window unless one is armed, a backoff runs or a flush is draining. */
+  /**
+   * A `session/event` arrived: an event arriving while no window is armed arms one (also while a flush drains, so
+   * its deadline counts from its arrival), unless a backoff runs: new events never shorten the retry delay.
+   */
   onEvent(): void {
     if (!this.initDone || this.terminal !== undefined || this.finished !== undefined || this.retireTarget !== undefined) return
-    if (this.window !== undefined || this.backoff !== undefined || this.unmet()) return
+    if (this.stopping || this.window !== undefined || this.backoff !== undefined) return
     if (this.pending() > 0) this.armWindow()
   }
 
@@ -130,23 +143,22 @@ export class LiveWriter implements BoundState {
       return
     }
     if (this.backoff !== undefined) return
-    if (this.unmet() || this.windowDue) {
+    if (this.targets.unmet || (!this.stopping && (this.retireUnmet() || this.windowDue))) {
       this.startWrite()
       return
     }
-    if (this.retireTarget === undefined && this.window === undefined && this.pending() > 0) this.armWindow()
+    if (!this.stopping && this.retireTarget === undefined && this.window === undefined && this.pending() > 0) this.armWindow()
   }
 
   private startWrite(): void {
     if (this.writing !== undefined || this.terminal !== undefined || this.finished !== undefined) return
     this.clearWindow()
-    if (this.backoff !== undefined) clearTimeout(this.backoff)
-    this.backoff = undefined
+    this.clearBackoff()
     const from = this.cursor
     const view = this.session.events
     const to = view.length
     if (to <= from) {
-      this.settleTargets()
+      this.targets.settle(this.cursor)
       this.step()
       return
     }
@@ -165,18 +177,17 @@ export class LiveWriter implements BoundState {
       const lazy = this.lazy
       const revision = this.revision
       const result = await this.host.serial(this.id, () => lazy
-        ? backend.materialize(token, this.session.header, records, NEVER)
-        : backend.append(token, { nextSeq: from, revision: revision! }, records, NEVER))
+        ? backend.materialize(token, this.session.header, records, NEVER_ABORTED)
+        : backend.append(token, { nextSeq: from, revision: revision! }, records, NEVER_ABORTED))
       this.cursor = result.nextSeq
       this.revision = result.revision
       this.lazy = false
-      if (this.streak > 0) this.host.logger.info(`session "${this.id}": write succeeded after ${this.streak} failed attempt(s)`)
-      this.streak = 0
+      this.streak.succeeded()
       this.host.committed({
         sessionId: this.id, source: 'live', fromSeq: from, toSeq: result.nextSeq, events: batch,
         revision: result.revision, physicalLength: result.physicalLength, ownerId: this.claim!.owner.ownerId,
       })
-      this.settleTargets()
+      this.targets.settle(this.cursor)
     } catch (error) {
       this.onWriteError(error)
     }
@@ -184,22 +195,19 @@ export class LiveWriter implements BoundState {
 
   // ----- failures (§2.4) ------------------------------------------------------------------------------------------
 
+  /** The batch stays pending (the cursor did not move); retryable → backoff, else terminal. */
   private onWriteError(error: unknown): void {
     this.lastError = error
     if (!isRetryableWriteError(error)) {
       this.fail(error)
       return
     }
-    this.streak += 1
-    const now = Date.now()
-    const { retryInitial, retryMax } = this.host.delays
-    if (this.streak === 1 || now - this.lastWarnAt >= retryMax) {
-      this.lastWarnAt = now
-      this.host.logger.warn(`session "${this.id}": write failed (attempt ${this.streak}), retrying: ${describe(error)}`)
-    }
-    this.host.writeFailed({ sessionId: this.id, error, terminal: false, attempt: this.streak })
-    this.rejectTargets(error)
-    const delay = Math.min(retryInitial * 2 ** (this.streak - 1), retryMax)
+    const delay = this.streak.failed(error, !this.stopping)
+    this.host.writeFailed({ sessionId: this.id, error, terminal: false, attempt: this.streak.length })
+    this.targets.rejectAll(error)
+    // The retry takes everything pending by then; a window armed during the failed write must not start it earlier.
+    this.clearWindow()
+    if (this.stopping) return
     this.backoff = setTimeout(() => {
       this.backoff = undefined
       this.startWrite()
@@ -213,24 +221,11 @@ export class LiveWriter implements BoundState {
     this.terminal = { error }
     this.lastError = error
     this.clearWindow()
-    if (this.backoff !== undefined) clearTimeout(this.backoff)
-    this.backoff = undefined
-    this.host.logger.error(`session "${this.id}": persistence stopped: ${describe(error)}`)
-    this.host.writeFailed({ sessionId: this.id, error, terminal: true, attempt: this.streak + 1 })
-    this.rejectTargets(error)
+    this.clearBackoff()
+    this.host.logger.error(`${about(this.id)}persistence stopped: ${describe(error)}`)
+    this.host.writeFailed({ sessionId: this.id, error, terminal: true, attempt: this.streak.length + 1 })
+    this.targets.rejectAll(error)
     this.step()
-  }
-
-  private settleTargets(): void {
-    const met = this.targets.filter(t => t.target <= this.cursor)
-    this.targets = this.targets.filter(t => t.target > this.cursor)
-    for (const t of met) t.resolve()
-  }
-
-  private rejectTargets(error: unknown): void {
-    const unmet = this.targets
-    this.targets = []
-    for (const t of unmet) t.reject(error)
   }
 
   // ----- flush (§2.3) ---------------------------------------------------------------------------------------------
@@ -248,10 +243,9 @@ export class LiveWriter implements BoundState {
       return
     }
     if (this.finished !== undefined) throw this.host.disposedError()
-    return new Promise<void>((resolve, reject) => {
-      this.targets.push({ target, resolve, reject })
-      if (this.writing === undefined) this.startWrite()
-    })
+    const done = this.targets.wait(target)
+    if (this.writing === undefined) this.startWrite()
+    return done
   }
 
   // ----- retirement and teardown (§2.5) ---------------------------------------------------------------------------
@@ -277,19 +271,18 @@ export class LiveWriter implements BoundState {
     if (this.finished !== undefined) return
     this.finished = this.release()
     this.finished.catch((error: unknown) => {
-      this.host.logger.warn(`session "${this.id}": releasing the lock failed: ${describe(error)}`)
+      this.host.logger.warn(`${about(this.id)}releasing the lock failed: ${describe(error)}`)
     })
   }
 
   private async release(): Promise<void> {
     this.clearWindow()
-    if (this.backoff !== undefined) clearTimeout(this.backoff)
-    this.backoff = undefined
+    this.clearBackoff()
     const { claim, token } = this
     this.token = undefined
     try {
       if (claim !== undefined && !claim.released && token !== undefined) {
-        await this.host.serial(this.id, () => this.host.backend.unlock(token, NEVER))
+        await this.host.serial(this.id, () => this.host.backend.unlock(token, NEVER_ABORTED))
       }
     } finally {
       if (claim !== undefined) this.host.claims.release(claim)
@@ -297,22 +290,22 @@ export class LiveWriter implements BoundState {
     }
   }
 
-  /** Teardown step 2: flush to the current `session.seq` once (no retry). @throws the failure. */
+  /** Teardown step 2: flush to the current `session.seq` once, no retry. @throws the failure. */
   async flushForTeardown(): Promise<void> {
     await this.init
     if (this.terminal !== undefined) throw this.terminal.error
     if (this.finished !== undefined) return
-    if (this.backoff !== undefined) clearTimeout(this.backoff)
-    this.backoff = undefined
+    this.stopping = true
+    this.clearBackoff()
     await this.flush()
   }
 
   /** Teardown step 4: stop timers, release lock and claim. @throws the unlock failure. */
   async close(): Promise<void> {
+    this.stopping = true
     await this.init
     if (this.writing !== undefined) await this.writing
-    if (this.backoff !== undefined) clearTimeout(this.backoff)
-    this.backoff = undefined
+    this.clearBackoff()
     this.finished ??= this.release()
     return this.finished
   }

@@ -25,6 +25,7 @@ import { pageOf } from './list-order.ts'
 import { isHolderDead, lockLostError, processLockedError } from './owners.ts'
 import { decodeRecordText } from './record-codec.ts'
 import type { ListProblem, MemorySessionPersistenceConfig, ProjectionCheckpoint, SessionSummary } from './types.ts'
+import { about } from './util.ts'
 
 /** One stored record: its text and, once decoded, its frozen events. */
 export interface MemoryRecord {
@@ -114,7 +115,7 @@ export class MemoryBackend implements PersistenceBackend<number, LockToken> {
 
   private expectState(id: string, session: MemorySession | undefined, expect: ExpectedState, what: string): MemorySession {
     if (session === undefined || this.revision(session) !== expect.revision) {
-      throw new SessionPersistenceError('SESSION_CONFLICT', `session "${id}": ${what}: storage changed underneath`, { sessionId: id })
+      throw new SessionPersistenceError('SESSION_CONFLICT', `${about(id)}${what}: storage changed underneath`, { sessionId: id })
     }
     return session
   }
@@ -144,7 +145,7 @@ export class MemoryBackend implements PersistenceBackend<number, LockToken> {
     const lock = this.store.locks.get(id)
     if (lock === undefined) return
     if ((lock.holder?.ownerId ?? null) !== ownerId) {
-      throw new SessionPersistenceError('SESSION_CONFLICT', `session "${id}": the lock belongs to another owner`, {
+      throw new SessionPersistenceError('SESSION_CONFLICT', `${about(id)}the lock belongs to another owner`, {
         sessionId: id,
         details: { ownerId: lock.holder?.ownerId ?? null },
       })
@@ -181,7 +182,7 @@ export class MemoryBackend implements PersistenceBackend<number, LockToken> {
     this.verify(token)
     const id = token.sessionId
     if (this.store.sessions.has(id)) {
-      throw new SessionPersistenceError('SESSION_ALREADY_EXISTS', `session "${id}" already exists`, { sessionId: id })
+      throw new SessionPersistenceError('SESSION_ALREADY_EXISTS', `${about(id)}a stored log already exists`, { sessionId: id })
     }
     const session: MemorySession = {
       header: deepFreeze(structuredClone(header)),
@@ -200,7 +201,7 @@ export class MemoryBackend implements PersistenceBackend<number, LockToken> {
     const id = token.sessionId
     const session = this.expectState(id, this.store.sessions.get(id), expect, 'append')
     if (session.nextSeq !== expect.nextSeq) {
-      throw new SessionPersistenceError('SESSION_CONFLICT', `session "${id}": stored next seq is ${session.nextSeq}`, { sessionId: id })
+      throw new SessionPersistenceError('SESSION_CONFLICT', `${about(id)}stored next seq is ${session.nextSeq}`, { sessionId: id })
     }
     for (const record of records) session.records.push(stored(record))
     if (records.length > 0) session.nextSeq = records.at(-1)!.lastSeq + 1
@@ -240,20 +241,23 @@ export class MemoryBackend implements PersistenceBackend<number, LockToken> {
     return { ...pageOf(summaries, query), problems }
   }
 
+  /**
+   * The listing entry of one stored session: the last record that decodes gives `eventCount` and `updatedAt` (as a
+   * JSONL listing reads its last complete line), so a torn tail is listed as stored, not reported as a problem.
+   */
   private summary(id: string, session: MemorySession): SessionSummary {
     const scan = { header: session.header, location: undefined } as unknown as PhysicalScan<number>
     const header = checkStoredHeader(id, scan)
     let eventCount = 0
     let updatedAt = header.createdAt
-    const last = session.records.at(-1)
-    if (last !== undefined) {
-      const result = decoded(last)
+    for (let r = session.records.length - 1; r >= 0; r--) {
+      const result = decoded(session.records[r]!)
       const event = result.ok ? result.events.at(-1) : undefined
-      if (event === undefined || typeof event.seq !== 'number' || typeof event.time !== 'number') {
-        throw new SessionPersistenceError('SESSION_CORRUPT', `session "${id}": the last record does not decode`, { sessionId: id })
+      if (event !== undefined && Number.isSafeInteger(event.seq) && Number.isSafeInteger(event.time)) {
+        eventCount = event.seq + 1
+        updatedAt = event.time
+        break
       }
-      eventCount = event.seq + 1
-      updatedAt = event.time
     }
     return { id, header, eventCount, updatedAt, revision: this.revision(session) }
   }
@@ -272,7 +276,7 @@ export class MemoryBackend implements PersistenceBackend<number, LockToken> {
     this.verify(token)
     const session = this.store.sessions.get(id)
     if (session === undefined) {
-      throw new SessionPersistenceError('CHECKPOINT_AHEAD', `session "${id}": nothing is stored yet`, { sessionId: id })
+      throw new SessionPersistenceError('CHECKPOINT_AHEAD', `${about(id)}nothing is stored yet`, { sessionId: id })
     }
     session.checkpoint = checkpoint
   }

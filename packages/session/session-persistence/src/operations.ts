@@ -12,16 +12,14 @@ import {
   type SessionHeader,
 } from '@logbook/session'
 import type { LockToken } from './backend.ts'
-import type { Claim } from './claims.ts'
-import { readStored } from './classify.ts'
+import { inheritedCount, readStored, type StoredState } from './classify.ts'
 import type { Coordinator } from './coordinator.ts'
 import { SessionPersistenceError, sessionNotFound } from './errors.ts'
 import { HandleImpl } from './handle.ts'
 import { isHolderDead } from './owners.ts'
+import { cutTornTail, recoveryOf } from './repair.ts'
 import type { ClaimState, OpenMode, OperationOptions, SessionHandle, SessionInspection } from './types.ts'
-import { describe, invalidArgument, throwIfAborted } from './util.ts'
-
-const isSeqArgument = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+import { about, describe, invalidArgument, isSeqArgument, throwIfAborted } from './util.ts'
 
 /** Freeze events for a caller when the backend hands out fresh objects (memory events are frozen already). */
 function frozenEvents(c: Coordinator, events: SessionEvent[]): readonly SessionEvent[] {
@@ -29,13 +27,28 @@ function frozenEvents(c: Coordinator, events: SessionEvent[]): readonly SessionE
   return Object.freeze(events)
 }
 
-/** `open(id, mode)` (§4.2). */
+/** Scan `id` (from the record covering `fromSeq`) through its FIFO and run the §4.1 checks; takes nothing, writes nothing. */
+async function load(c: Coordinator, id: string, fromSeq: number, signal: AbortSignal): Promise<StoredState<unknown>> {
+  await c.ready
+  throwIfAborted(signal)
+  const scan = await c.serial(id, () => c.backend.scan(id, fromSeq > 0 ? { fromSeq } : {}, signal))
+  throwIfAborted(signal)
+  if (scan === undefined) throw sessionNotFound(id)
+  return readStored(id, scan, type => c.isKnownType(type))
+}
+
+/** `open(id, mode)` (§4.2): `'write'` claims (sync) → lock → scan → §4.1 → cut a torn tail → stale temps → handle. */
 export async function open(c: Coordinator, id: string, mode: OpenMode, opts?: OperationOptions): Promise<SessionHandle> {
   const signal = c.beginFor(opts, id)
   if (mode !== 'read' && mode !== 'write') throw invalidArgument(`mode must be "read" or "write", got ${describe(mode)}`, id)
-  if (mode === 'read') return openRead(c, id, signal)
-  const pending = c.claim(id, 'handle')
-  const claim = pending instanceof Promise ? await pending : pending
+  if (mode === 'read') {
+    const state = await load(c, id, 0, signal)
+    return new HandleImpl(c, {
+      id, mode: 'read', header: state.header, nextSeq: state.nextSeq, revision: state.scan.revision,
+      incarnation: state.scan.incarnation, eventState: c.backend.eventState, recovery: recoveryOf(state),
+    })
+  }
+  const claim = await c.claim(id, 'handle') // registered before this await (or after a retiring holder drained)
   let token: LockToken | undefined
   try {
     await c.ready
@@ -48,22 +61,15 @@ export async function open(c: Coordinator, id: string, mode: OpenMode, opts?: Op
       throwIfAborted(signal)
       const state = readStored(id, scan, type => c.isKnownType(type))
       let revision = scan.revision
-      let recovery: HandleImpl['recovery'] = null
       if (state.torn !== null) {
-        const result = await c.backend.cut(token, state.torn.marker, { nextSeq: state.nextSeq, revision }, signal)
-        revision = result.revision
-        recovery = Object.freeze({ tornTail: state.torn.report })
-        c.committed({
-          sessionId: id, source: 'repair', fromSeq: result.nextSeq, toSeq: result.nextSeq, events: [], revision,
-          physicalLength: result.physicalLength, ownerId: claim.owner.ownerId,
-        })
-        throwIfAborted(signal)
+        revision = (await cutTornTail(c, id, token, state, claim.owner.ownerId, signal)).revision
+        throwIfAborted(signal) // the committed cut stays
       }
       await c.backend.removeStaleTemps?.(token, signal)
       throwIfAborted(signal)
       return new HandleImpl(c, {
         id, mode: 'write', header: state.header, nextSeq: state.nextSeq, revision, incarnation: scan.incarnation,
-        eventState: c.backend.eventState, recovery, retained: state.events, claim, token,
+        eventState: c.backend.eventState, recovery: recoveryOf(state), retained: state.events, claim, token,
       })
     })
     claim.holder = handle
@@ -72,20 +78,6 @@ export async function open(c: Coordinator, id: string, mode: OpenMode, opts?: Op
     await c.abandon(claim, token)
     throw error
   }
-}
-
-async function openRead(c: Coordinator, id: string, signal: AbortSignal): Promise<SessionHandle> {
-  await c.ready
-  throwIfAborted(signal)
-  const scan = await c.serial(id, () => c.backend.scan(id, {}, signal))
-  throwIfAborted(signal)
-  if (scan === undefined) throw sessionNotFound(id)
-  const state = readStored(id, scan, type => c.isKnownType(type))
-  return new HandleImpl(c, {
-    id, mode: 'read', header: state.header, nextSeq: state.nextSeq, revision: scan.revision,
-    incarnation: scan.incarnation, eventState: c.backend.eventState,
-    recovery: state.torn === null ? null : Object.freeze({ tornTail: state.torn.report }),
-  })
 }
 
 /** Validate a header for `create` and return a frozen snapshot. @throws `INVALID_ARGUMENT`. */
@@ -104,28 +96,28 @@ function createHeader(header: unknown): SessionHeader {
 }
 
 function alreadyExists(id: string): SessionPersistenceError {
-  return new SessionPersistenceError('SESSION_ALREADY_EXISTS', `session "${id}" already exists`, { sessionId: id })
+  return new SessionPersistenceError('SESSION_ALREADY_EXISTS', `${about(id)}a stored log already exists`, { sessionId: id })
 }
 
 /** `create(header)`: checks header → claim → stored log → lock → stored log again (§1.1). */
 export async function create(c: Coordinator, header: SessionHeader, opts?: OperationOptions): Promise<SessionHandle> {
   const signal = c.begin(opts)
   const frozen = createHeader(header)
-  const pending = c.claim(frozen.id, 'handle')
-  const claim: Claim = pending instanceof Promise ? await pending : pending
+  const id = frozen.id
+  const claim = await c.claim(id, 'handle')
   let token: LockToken | undefined
   try {
     await c.ready
     throwIfAborted(signal)
-    const handle = await c.serial(frozen.id, async () => {
-      if (await c.backend.exists(frozen.id, signal)) throw alreadyExists(frozen.id)
+    const handle = await c.serial(id, async () => {
+      if (await c.backend.exists(id, signal)) throw alreadyExists(id)
       throwIfAborted(signal)
-      token = await c.backend.lock(frozen.id, claim.owner, signal)
+      token = await c.backend.lock(id, claim.owner, signal)
       throwIfAborted(signal)
-      if (await c.backend.exists(frozen.id, signal)) throw alreadyExists(frozen.id)
+      if (await c.backend.exists(id, signal)) throw alreadyExists(id)
       throwIfAborted(signal)
       return new HandleImpl(c, {
-        id: frozen.id, mode: 'write', header: frozen, nextSeq: 0, revision: null, incarnation: undefined,
+        id, mode: 'write', header: frozen, nextSeq: 0, revision: null, incarnation: undefined,
         eventState: c.backend.eventState, recovery: null, claim, token,
       })
     })
@@ -141,12 +133,7 @@ export async function create(c: Coordinator, header: SessionHeader, opts?: Opera
 export async function readFrom(c: Coordinator, id: string, fromSeq: number, opts?: OperationOptions): Promise<readonly SessionEvent[]> {
   const signal = c.beginFor(opts, id)
   if (!isSeqArgument(fromSeq)) throw invalidArgument(`fromSeq must be a non-negative safe integer, got ${describe(fromSeq)}`, id)
-  await c.ready
-  throwIfAborted(signal)
-  const scan = await c.serial(id, () => c.backend.scan(id, fromSeq > 0 ? { fromSeq } : {}, signal))
-  throwIfAborted(signal)
-  if (scan === undefined) throw sessionNotFound(id)
-  const state = readStored(id, scan, type => c.isKnownType(type))
+  const state = await load(c, id, fromSeq, signal)
   const skip = Math.max(0, fromSeq - state.startSeq)
   return frozenEvents(c, skip === 0 ? state.events : state.events.slice(skip))
 }
@@ -154,15 +141,10 @@ export async function readFrom(c: Coordinator, id: string, fromSeq: number, opts
 /** `inspect(id)`: the stored view plus what a resume would append; commits nothing (§1.3). */
 export async function inspect(c: Coordinator, id: string, opts?: OperationOptions): Promise<SessionInspection> {
   const signal = c.beginFor(opts, id)
-  await c.ready
-  throwIfAborted(signal)
-  const scan = await c.serial(id, () => c.backend.scan(id, {}, signal))
-  throwIfAborted(signal)
-  if (scan === undefined) throw sessionNotFound(id)
-  const state = readStored(id, scan, type => c.isKnownType(type))
+  const state = await load(c, id, 0, signal)
   const events = frozenEvents(c, state.events)
   const closers = Object.freeze(openTurnClosers(events, { kind: 'interrupted' }))
-  const last = closers.at(-1) as { data: { turn: number } } | undefined
+  const turnEnd = closers.at(-1) as { readonly data: { readonly turn: number } } | undefined
   let claim: ClaimState = 'none'
   if (c.claims.get(id) !== undefined) {
     claim = 'this-process'
@@ -171,13 +153,14 @@ export async function inspect(c: Coordinator, id: string, opts?: OperationOption
     throwIfAborted(signal)
     if (lock !== undefined && !isHolderDead(lock.holder)) claim = 'other-process'
   }
+  const { scan } = state
   return Object.freeze({
     header: state.header,
     events,
-    inheritedEventCount: state.header.isSeeded === true ? state.header.seedLength ?? 0 : 0,
+    inheritedEventCount: inheritedCount(state.header),
     revision: scan.revision,
     tornTail: state.torn?.report ?? null,
-    openTurn: last === undefined ? null : last.data.turn,
+    openTurn: turnEnd === undefined ? null : turnEnd.data.turn,
     closers,
     claim,
     ...(scan.location === undefined ? {} : { location: scan.location }),

@@ -10,6 +10,7 @@ import { hostname } from 'node:os'
 import type { LockOwner } from './backend.ts'
 import { SessionPersistenceError } from './errors.ts'
 import type { ClaimKind, LockHolderDetails } from './types.ts'
+import { about } from './util.ts'
 
 const OWNERS_KEY = Symbol.for('logbook.persistence.owners')
 
@@ -90,7 +91,7 @@ export function processLockedError(sessionId: string, holder: LockOwner | null, 
   const who = holder === null
     ? 'an unreadable lock'
     : `process ${holder.pid} on ${holder.host} (owner ${holder.ownerId})`
-  return new SessionPersistenceError('SESSION_LOCKED', `session "${sessionId}" is locked by ${who}`, {
+  return new SessionPersistenceError('SESSION_LOCKED', `${about(sessionId)}the session is locked by ${who}`, {
     sessionId,
     ...(location === undefined ? {} : { location }),
     details: { holder: processHolderDetails(holder) },
@@ -99,7 +100,7 @@ export function processLockedError(sessionId: string, holder: LockOwner | null, 
 
 /** `SESSION_LOCKED` with `details.lost: true`: the lock this writer held vanished or changed owner. */
 export function lockLostError(sessionId: string, holder: LockOwner | null | undefined, location?: string): SessionPersistenceError {
-  return new SessionPersistenceError('SESSION_LOCKED', `session "${sessionId}": the write lock was lost; nothing was written`, {
+  return new SessionPersistenceError('SESSION_LOCKED', `${about(sessionId)}the write lock was lost; nothing was written`, {
     sessionId,
     ...(location === undefined ? {} : { location }),
     details: { lost: true, ...(holder === undefined ? {} : { holder: processHolderDetails(holder) }) },
@@ -108,7 +109,7 @@ export function lockLostError(sessionId: string, holder: LockOwner | null | unde
 
 /** `SESSION_LOCKED` for an in-process claim of `kind`. */
 export function claimLockedError(sessionId: string, kind: ClaimKind, cause?: unknown): SessionPersistenceError {
-  return new SessionPersistenceError('SESSION_LOCKED', `session "${sessionId}" is held in this process (${kind})`, {
+  return new SessionPersistenceError('SESSION_LOCKED', `${about(sessionId)}the session is held in this process (${kind})`, {
     sessionId,
     details: { holder: { scope: 'in-process', kind } satisfies LockHolderDetails },
     ...(cause === undefined ? {} : { cause }),

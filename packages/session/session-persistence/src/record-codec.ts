@@ -185,7 +185,7 @@ export function decodeRecordValue(value: unknown): RecordResult {
   const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined
   if (typeof type !== 'string' || !ROW_TAGS.has(type)) return { ok: true, events: [value as SessionEvent] }
   try {
-    return { ok: true, events: decodeStorageRecord(value) as readonly SessionEvent[] }
+    return { ok: true, events: decodeStorageRecord(value) as readonly SessionEvent[], packed: true }
   } catch (error) {
     if (error instanceof ChunkRowError) return { ok: false, reason: error.message, turnEndEvidence: false }
     throw error

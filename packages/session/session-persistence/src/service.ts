@@ -40,7 +40,7 @@ export class SessionPersistence<C extends SessionPersistenceConfig = SessionPers
   /** What the backend can do. */
   readonly capabilities: PersistenceCapabilities
 
-  constructor(ctx: Context, config: C, backend: PersistenceBackend<any, LockToken>) {
+  constructor(ctx: Context, config: C, backend: PersistenceBackend<unknown, LockToken>) {
     super(ctx, 'sessionPersistence')
     this.backendName = backend.name
     this.capabilities = Object.freeze({ ...backend.capabilities })

@@ -2,7 +2,8 @@
 import { SessionPersistenceError } from './errors.ts'
 import type { OperationOptions } from './types.ts'
 
-const NEVER_ABORTED: AbortSignal = new AbortController().signal
+/** A signal that never aborts: background work (write-behind, releases) passes it to hooks that require one. */
+export const NEVER_ABORTED: AbortSignal = new AbortController().signal
 
 /** The caller's signal, or one that never aborts (hooks always receive a signal). */
 export function signalOf(opts: OperationOptions | undefined): AbortSignal {
@@ -14,9 +15,19 @@ export function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason
 }
 
+/** True iff `value` is a valid `fromSeq`: a non-negative safe integer. */
+export function isSeqArgument(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+}
+
+/** The message prefix every error about one session carries (02 §1.7): `session "<id>": `. */
+export function about(sessionId: string): string {
+  return `session "${sessionId}": `
+}
+
 /** `INVALID_ARGUMENT` with a `session "<id>": ` prefix when an id is involved. */
 export function invalidArgument(message: string, sessionId?: string, cause?: unknown): SessionPersistenceError {
-  return new SessionPersistenceError('INVALID_ARGUMENT', sessionId === undefined ? message : `session "${sessionId}": ${message}`, {
+  return new SessionPersistenceError('INVALID_ARGUMENT', sessionId === undefined ? message : about(sessionId) + message, {
     ...(sessionId === undefined ? {} : { sessionId }),
     ...(cause === undefined ? {} : { cause }),
   })

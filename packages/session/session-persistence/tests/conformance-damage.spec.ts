@@ -13,5 +13,5 @@ runSessionPersistenceConformance({
   },
   destroy: () => {},
   capabilities: { durableAcrossInstances: true, crossProcess: false, damage: 'rows', killSafe: false, locate: false },
-  only: ['torn-tail', 'corruption', 'format', 'list', 'ownership', 'write-behind'],
+  only: ['torn-tail', 'corruption', 'format', 'list', 'ownership', 'write-behind', 'resume', 'projection-checkpoints'],
 })

@@ -1,5 +1,6 @@
 import type { Context, Fiber } from '@deepseek-ai/cordis'
 import type { SessionEvent, SessionId } from '@logbook/session'
+import type { SessionHandle } from '../src/types.ts'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import MemorySessionPersistence from '../src/index.ts'
 import { dropMemoryStore, memoryStore } from '../src/memory-backend.ts'
@@ -203,5 +204,133 @@ describe('list (02 §1.3)', () => {
     expect(await errorOf(persistence().list({ cursor: 'garbage' }))).toMatchObject({ code: 'INVALID_ARGUMENT' })
     expect((await persistence().list({ updatedAfter: 5 })).items.map(i => i.id)).toEqual(['a-b'])
     expect((await persistence().list({ parentSession: null, cwd: '/x' })).items).toEqual([])
+  })
+})
+
+describe('append serialises before the first await (02 §1.2)', () => {
+  it('P-014 seqs, the lineage marker and the last event are captured at call time: later mutation changes nothing', async () => {
+    const handle = await persistence().create(header('m1', { parentSession: 'p' as never, isSeeded: true, seedLength: 1 }))
+    const events = [
+      structuredClone(turn(0, 1)[0]!),
+      { type: 'session/end-seed', seq: 1, time: 2000, data: { inherited: true } },
+      structuredClone(turn(1, 1)[1]!),
+    ] as unknown as { seq: number; type: string; data: Record<string, unknown> }[]
+    const pending = handle.append(events as unknown as SessionEvent[])
+    events[0]!.seq = 7
+    events[1]!.type = 'turn/start'
+    events[2]!.data['step'] = 9
+    expect(await pending).toMatchObject({ nextSeq: 3 })
+    expect((await persistence().readFrom('m1', 0)).map(e => [e.seq, e.type])).toEqual([
+      [0, 'turn/start'], [1, 'session/end-seed'], [2, 'step/start'],
+    ])
+    // The adoption check compares the live log with what was stored, not with the mutated object.
+    handOffAndPublish(handle, await persistence().readFrom('m1', 0))
+    await app.sessions.flush(app.sessions.get('m1' as SessionId)!)
+    expect((await persistence().readFrom('m1', 0)).map(e => e.type).at(-1)).toBe('session/end-seed')
+  })
+})
+
+/** §4.3 step 6: hand the handle off, then enter and announce a session restored from `events`. */
+function handOffAndPublish(handle: SessionHandle, events: readonly SessionEvent[]): void {
+  handle.handOff()
+  const session = app.sessions.prepare('m1' as SessionId, {
+    seed: events, meta: handle.header as never, inheritedEventCount: handle.inheritedEventCount, eventState: 'shared-frozen',
+  })
+  app.sessions.enter(session)
+  app.sessions.announce(session)
+}
+
+describe('messages and events (02 §1.7, §1.8)', () => {
+  it('every message about a session starts with session "<id>": (not-found and format messages are exact instead)', async () => {
+    const p = persistence()
+    const h = await p.create(header('e1'))
+    await h.append(turn(0, 1))
+    const errors = [
+      await errorOf(p.open('e1', 'write')),
+      await errorOf(h.append(turn(0, 1))),
+      await errorOf(h.read(-1)),
+      await errorOf(p.writeProjectionCheckpoint('e1', { sessionId: 'e1', seq: 4, anchor: { time: 1, type: 'turn/end' }, rows: {} })),
+      await errorOf(p.delete('e1', { confirm: 'delete-session', sessionId: 'e1' } as never)),
+      await errorOf(p.writeProjectionCheckpoint('e2', { sessionId: 'e2', seq: 0, anchor: { time: 1, type: 'turn/end' }, rows: {} })),
+    ]
+    await h.close()
+    errors.push(await errorOf(h.read()))
+    const reader = await p.open('e1', 'read')
+    errors.push(await errorOf(reader.append(turn(4, 2))))
+    errors.push(await errorOf(p.create(header('e1'))))
+    expect(errors.map(e => (e as { code: string }).code)).toEqual([
+      'SESSION_LOCKED', 'SESSION_CONFLICT', 'INVALID_ARGUMENT', 'CHECKPOINT_AHEAD',
+      'DELETE_NOT_CONFIRMED', 'SESSION_LOCKED', 'SESSION_HANDLE_CLOSED', 'HANDLE_READ_ONLY', 'SESSION_ALREADY_EXISTS',
+    ])
+    errors.forEach((e, i) => expect((e as Error).message, `error ${i}`).toMatch(/^session "e[12]": \S/))
+  })
+
+  it('a throwing or rejecting listener of a diagnostic event is contained: the commit stands and a warning is logged', async () => {
+    const { app: other, logs } = await makeApp()
+    other.on('persistence/committed', () => {
+      throw new Error('listener bug')
+    })
+    other.on('persistence/committed', () => Promise.reject(new Error('async listener bug')) as never)
+    const seen: number[] = []
+    other.on('persistence/committed', event => void seen.push(event.toSeq))
+    const otherFiber = await other.plugin(MemorySessionPersistence, {})
+    const handle = await other.sessionPersistence.create(header('e3'))
+    expect(await handle.append(turn(0, 1))).toMatchObject({ nextSeq: 4 })
+    await new Promise(resolve => setImmediate(resolve))
+    expect(seen).toEqual([4])
+    const warnings = logs.filter(m => m.type === 'warn').map(m => String(m.args[0]))
+    expect(warnings).toEqual(['persistence/committed listener threw: listener bug', 'persistence/committed listener rejected: async listener bug'])
+    await handle.close()
+    await otherFiber.dispose()
+  })
+
+  it('§3.5 a live session whose id another coordinator holds: init fails terminal SESSION_LOCKED (process), reported once', async () => {
+    const held = await persistence().create(header('e4'))
+    const { app: other, logs } = await makeApp()
+    const failures: { terminal: boolean; error: unknown }[] = []
+    other.on('persistence/write-failed', event => void failures.push(event))
+    const otherFiber = await other.plugin(MemorySessionPersistence, { storeName })
+    const session = other.sessions.create('e4' as SessionId)
+    session.append('turn/start', { turn: 1 })
+    const error = await errorOf(other.sessions.flush(session))
+    expect(error).toMatchObject({ code: 'SESSION_LOCKED', details: { holder: { scope: 'process', pid: process.pid, sameHost: true } } })
+    expect(await errorOf(other.sessions.flush(session))).toBe(error)
+    expect(failures).toEqual([{ sessionId: 'e4', error, terminal: true, attempt: 1 }])
+    expect(logs.filter(m => m.name === 'session-persistence' && m.type === 'error')).toHaveLength(1)
+    await held.append(turn(0, 1))
+    expect(held.nextSeq).toBe(4)
+    await held.close()
+    await otherFiber.dispose()
+  })
+})
+
+describe('binding adopts a handed-off handle (02 §2.1 case 1)', () => {
+  it('a create handle handed off before its first append: the binding materialises header and live events together', async () => {
+    const handle = await persistence().create(header('b1', { cwd: '/w' }))
+    handle.handOff()
+    const session = app.sessions.prepare('b1' as SessionId, { meta: { createdAt: 1000, cwd: '/w' } })
+    app.sessions.enter(session)
+    app.sessions.announce(session)
+    session.append('turn/start', { turn: 1 })
+    await app.sessions.flush(session)
+    const inspection = await persistence().inspect('b1')
+    expect(inspection.header).toEqual(header('b1', { cwd: '/w' }))
+    expect(inspection.events.map(e => e.type)).toEqual(['turn/start'])
+    expect(inspection.claim).toBe('this-process')
+    expect(await handle.close()).toBeUndefined() // adopted: a no-op
+    expect((await persistence().inspect('b1')).claim).toBe('this-process')
+  })
+
+  it('a live header that differs from the handle\'s stored header makes the binding terminal SESSION_CONFLICT', async () => {
+    const handle = await persistence().create(header('b2', { cwd: '/w' }))
+    await handle.append(turn(0, 1))
+    handle.handOff()
+    const session = app.sessions.prepare('b2' as SessionId, {
+      seed: await persistence().readFrom('b2', 0), meta: header('b2', { cwd: '/elsewhere' }), inheritedEventCount: 0, eventState: 'shared-frozen',
+    })
+    app.sessions.enter(session)
+    app.sessions.announce(session)
+    expect(await errorOf(app.sessions.flush(session))).toMatchObject({ code: 'SESSION_CONFLICT' })
+    expect((await persistence().readFrom('b2', 0)).map(e => e.seq)).toEqual([0, 1, 2, 3])
   })
 })

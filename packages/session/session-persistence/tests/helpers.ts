@@ -118,7 +118,7 @@ export interface PersistencePlugin {
 }
 
 /** A plugin class (fresh per call) that mounts the coordinator on `backend`. */
-export function pluginFor(backend: PersistenceBackend<any, LockToken>): PersistencePlugin {
+export function pluginFor(backend: PersistenceBackend<unknown, LockToken>): PersistencePlugin {
   return class FaultyPersistence extends SessionPersistence {
     static Config = SessionPersistenceConfigSchema
     constructor(ctx: Context, config: SessionPersistenceConfig) {

@@ -207,3 +207,112 @@ describe('flush barrier and failures (02 §2.3, §2.4)', () => {
     expect(failed.map(f => f.terminal)).toEqual([true])
   })
 })
+
+describe('window, flush and backoff interplay (02 §2.2–§2.4)', () => {
+  it('P-042 a flush cancels the armed window: nothing is written at the old deadline; the next event gets its own window', async () => {
+    await mount()
+    const session = await live()
+    await app.sessions.flush(session) // nothing pending: no I/O, nothing created
+    expect(backend.calls.filter(c => c.hook === 'materialize' || c.hook === 'append')).toEqual([])
+    expect(backend.inner.store.sessions.has('w1')).toBe(false)
+    session.append('turn/start', { turn: 1 }) // arms the window: deadline 200
+    await vi.advanceTimersByTimeAsync(50)
+    await app.sessions.flush(session)
+    expect(instants('materialize')).toEqual([50])
+    await vi.advanceTimersByTimeAsync(50)
+    session.append('step/start', { turn: 1, step: 1 }) // its own window: deadline 300
+    await vi.advanceTimersByTimeAsync(199)
+    expect(instants('append')).toEqual([])
+    await vi.advanceTimersByTimeAsync(1)
+    expect(instants('append')).toEqual([300])
+    expect(committed.map(c => [c.fromSeq, c.toSeq])).toEqual([[0, 1], [1, 2]])
+  })
+
+  it('P-043 an event arriving while a flush drains keeps the window of its arrival once the flush is met', async () => {
+    await mount()
+    const session = await live()
+    session.append('turn/start', { turn: 1 })
+    const release = backend.block('materialize')
+    const flushed = app.sessions.flush(session) // target 1; the write is blocked
+    await vi.advanceTimersByTimeAsync(50)
+    session.append('step/start', { turn: 1, step: 1 }) // arrives during the drain: deadline 250
+    await vi.advanceTimersByTimeAsync(50)
+    release()
+    await flushed
+    expect(committed.map(c => [c.fromSeq, c.toSeq])).toEqual([[0, 1]])
+    await vi.advanceTimersByTimeAsync(149)
+    expect(instants('append')).toEqual([])
+    await vi.advanceTimersByTimeAsync(1)
+    expect(instants('append')).toEqual([250])
+  })
+
+  it('P-045 a window armed during a failing write does not shorten the backoff', async () => {
+    await mount()
+    const session = await live()
+    session.append('turn/start', { turn: 1 })
+    const release = backend.block('materialize')
+    backend.fail('materialize', () => storeIo(), 1)
+    await vi.advanceTimersByTimeAsync(250) // the first write started at 200 and is blocked
+    session.append('step/start', { turn: 1, step: 1 }) // arms a window: deadline 450
+    await vi.advanceTimersByTimeAsync(50)
+    release() // the write fails at 300: next attempt at 300 + 1000, with both events
+    await vi.advanceTimersByTimeAsync(999)
+    expect(instants('materialize')).toEqual([200])
+    await vi.advanceTimersByTimeAsync(1)
+    expect(instants('materialize')).toEqual([200, 1300])
+    expect(seqsOf(backend.calls.filter(c => c.hook === 'materialize')[1]!.args[0])).toEqual([0, 1])
+  })
+
+  it('P-045 warns for the first failure of a streak, then at most once per retryMaxDelayMs; info once for the success', async () => {
+    await mount({ retryInitialDelayMs: 1000, retryMaxDelayMs: 3000 })
+    const session = await live()
+    backend.fail('materialize', () => storeIo(), 5)
+    session.append('turn/start', { turn: 1 })
+    await vi.advanceTimersByTimeAsync(20_000)
+    expect(instants('materialize')).toEqual([200, 1200, 3200, 6200, 9200, 12_200])
+    expect(failed.map(f => f.attempt)).toEqual([1, 2, 3, 4, 5])
+    expect(logsOf(logs, 'warn').map(w => w.slice(0, w.indexOf(','))))
+      .toEqual(['session "w1": write failed (attempt 1)', 'session "w1": write failed (attempt 3)', 'session "w1": write failed (attempt 4)', 'session "w1": write failed (attempt 5)'])
+    expect(logsOf(logs, 'info')).toEqual(['session "w1": write succeeded after 5 failed attempt(s)'])
+  })
+
+  it('a retiring session on a failing store keeps retrying on the backoff schedule until it drains', async () => {
+    await mount()
+    const session = app.sessions.prepare('w2' as SessionId)
+    const detach = app.sessions.enter(session)
+    app.sessions.announce(session)
+    await vi.advanceTimersByTimeAsync(0)
+    t0 = Date.now()
+    session.append('turn/start', { turn: 1 })
+    backend.fail('materialize', () => storeIo(), 3)
+    detach()
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(instants('materialize')).toEqual([0, 1000, 3000, 7000])
+    expect(backend.inner.store.locks.size).toBe(0)
+    expect((await storedEvents(backend.inner, 'w2')).map(e => e.seq)).toEqual([0])
+  })
+})
+
+describe('re-binding a retiring session object (02 §2.1, §2.5)', () => {
+  it('a session re-entered and announced while its old writer retires gets a new binding; teardown stores its events', async () => {
+    await mount()
+    const session = app.sessions.prepare('w3' as SessionId)
+    let detach = app.sessions.enter(session)
+    app.sessions.announce(session)
+    session.append('turn/start', { turn: 1 })
+    await app.sessions.flush(session)
+    const release = backend.block('append')
+    session.append('step/start', { turn: 1, step: 1 })
+    detach() // retiring: its last write (seq 1) is blocked
+    await vi.advanceTimersByTimeAsync(0)
+    detach = app.sessions.enter(session)
+    app.sessions.announce(session)
+    session.append('step/end', { turn: 1, step: 1 }) // seq 2: after the retiring writer's last batch
+    release()
+    await vi.advanceTimersByTimeAsync(0)
+    await fiber.dispose()
+    expect((await storedEvents(backend.inner, 'w3')).map(e => e.seq)).toEqual([0, 1, 2])
+    expect(backend.inner.store.locks.size).toBe(0)
+    detach()
+  })
+})

@@ -81,6 +81,7 @@ export function tornTailCases(options: ConformanceOptions): void {
     const length = await h.damage.tearLastRecord('s1', WHOLE)
     await h.damage.tearLastRecord('s1', Math.floor(length / 2))
     const before = await listed(m, 's1')
+    expect(before, 'a torn session is still listed').toBeDefined()
     const inspection = await m.persistence.inspect('s1')
     expect(inspection.tornTail).toMatchObject({ fromSeq: 7, droppedRecords: 1 })
     expectLossless(inspection.events, events.slice(0, 7))

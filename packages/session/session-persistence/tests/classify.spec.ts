@@ -1,0 +1,132 @@
+import type { SessionEvent } from '@logbook/session'
+import { describe, expect, it, vi } from 'vitest'
+import type { PhysicalScan, ScanRecord } from '../src/backend.ts'
+import { readStored } from '../src/classify.ts'
+import { SessionFormatUnsupportedError, SessionPersistenceCorruptionError } from '../src/errors.ts'
+import { decodeRecordText, encodeBatch } from '../src/record-codec.ts'
+import { turn } from './helpers.ts'
+
+const HEADER = { version: 1, id: 's1', createdAt: 1000 }
+
+/** A scan of `texts` as complete records (JSONL-like: line numbers from 2, markers = record index). */
+function scanOf(texts: readonly string[], extra: { header?: unknown; startSeq?: number; last?: Partial<ScanRecord<number>> } = {}): PhysicalScan<number> {
+  const records: ScanRecord<number>[] = texts.map((text, index) => ({
+    marker: index, complete: true, result: decodeRecordText(text), line: index + 2,
+  }))
+  if (extra.last !== undefined && records.length > 0) records[records.length - 1] = { ...records.at(-1)!, ...extra.last }
+  return {
+    header: extra.header ?? HEADER, storeId: 'st', incarnation: 'inc', revision: 'rev', physicalLength: texts.length,
+    startSeq: extra.startSeq ?? 0, records, location: '/raw/s1.jsonl',
+  }
+}
+
+const known = () => true
+const text = (event: unknown): string => JSON.stringify(event)
+const chunks = (seq0: number, n: number, time0 = 5000) =>
+  JSON.stringify({ type: 'text-chunks', seq0, time0, data: { turn: 1, step: 1, index: 0, dt: Array(n - 1).fill(1), texts: Array(n).fill('w') } })
+const errorOf = (fn: () => unknown): unknown => {
+  try {
+    fn()
+  } catch (error) {
+    return error
+  }
+  return undefined
+}
+
+describe('classification (02 §4.1)', () => {
+  it('a clean log of scalar and packed records is the whole valid prefix', () => {
+    const records = encodeBatch([...turn(0, 1).slice(0, 2), ...Array.from({ length: 5 }, (_, i) => ({
+      type: 'assistant/chunk', seq: 2 + i, time: 2000 + i, data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } },
+    }) as SessionEvent)], true)
+    expect(records.map(r => r.kind)).toEqual(['event', 'event', 'text-chunks'])
+    const state = readStored('s1', scanOf(records.map(r => r.text)), known)
+    expect(state.torn).toBeNull()
+    expect(state.nextSeq).toBe(7)
+    expect(state.events.map(e => e.seq)).toEqual([0, 1, 2, 3, 4, 5, 6])
+  })
+
+  it('a packed record at the wrong seq, or with a member time below 0, is a defect; packed records are never evidence', () => {
+    const gap = readStored('s1', scanOf([text(turn(0, 1)[0]), chunks(2, 4)]), known)
+    expect(gap.torn?.report).toMatchObject({ fromSeq: 1, droppedRecords: 1, droppedEvents: 4 })
+    expect(gap.torn?.report.detail).toBe('seq 2 is not contiguous; expected 1')
+    const negative = readStored('s1', scanOf([text(turn(0, 1)[0]), chunks(1, 3, -2)]), known)
+    expect(negative.torn?.report).toMatchObject({ fromSeq: 1, detail: 'time must be a non-negative safe integer' })
+    // A packed record after the defect is not evidence, however valid it is.
+    expect(readStored('s1', scanOf(['garbage', chunks(0, 3)]), known).torn?.report.droppedRecords).toBe(2)
+  })
+
+  it.each([
+    ['an unknown key', { ...turn(0, 1)[0], extra: 1 }, 'unknown key "extra"'],
+    ['surface metadata on a non-surface type', { ...turn(0, 1)[0], surfaceOp: 'append' }, 'event "turn/start" is not a surface type and cannot carry surface metadata'],
+    ['ignorable on a surface type', { type: 'user/message', seq: 0, time: 1, data: {}, ignorable: true }, 'event "user/message": surface events cannot be ignorable'],
+    ['ignorable other than true', { ...turn(0, 1)[0], ignorable: false }, 'ignorable must be true when present'],
+    ['a type without a slash', { type: 'turn', seq: 0, time: 1, data: {} }, 'event type "turn" is invalid'],
+    ['a negative time', { ...turn(0, 1)[0], time: -1 }, 'time must be a non-negative safe integer'],
+    ['no data', { type: 'turn/start', seq: 0, time: 1 }, 'data is required'],
+    ['an array', [turn(0, 1)[0]], 'event must be an object'],
+  ])('%s makes a record a defect', (_, event, detail) => {
+    const state = readStored('s1', scanOf([text(event)]), known)
+    expect(state.torn?.report).toEqual({ fromSeq: 0, droppedRecords: 1, droppedEvents: 1, detail })
+    expect(state.events).toEqual([])
+  })
+
+  it('a defect with a later complete turn/end is corruption naming the defect; an incomplete turn/end is no evidence', () => {
+    const events = turn(0, 1)
+    const texts = [text(events[0]), 'garbage', text(events[2]), text(events[3])]
+    const error = errorOf(() => readStored('s1', scanOf(texts), known))
+    expect(error).toBeInstanceOf(SessionPersistenceCorruptionError)
+    expect(error).toMatchObject({ code: 'SESSION_CORRUPT', line: 3, seq: 1, location: '/raw/s1.jsonl' })
+    expect((error as Error).message).toBe(
+      'session "s1": corrupt log: record is not valid JSON at line 3 (seq 1), but line 5 is a turn/end (raw log: /raw/s1.jsonl)',
+    )
+    const torn = readStored('s1', scanOf(texts, { last: { complete: false } }), known)
+    expect(torn.torn?.report).toMatchObject({ fromSeq: 1, droppedRecords: 3, droppedEvents: 2 })
+    // The defect itself may be the evidence (a gapped turn/end).
+    const gapped = [text(events[0]), text({ ...events[3], seq: 2 })]
+    expect(errorOf(() => readStored('s1', scanOf(gapped), known))).toMatchObject({ code: 'SESSION_CORRUPT', seq: 1 })
+  })
+
+  it('an undecodable last record counts the events store metadata gives it; a mid-log one counts none', () => {
+    const last = readStored('s1', scanOf([text(turn(0, 1)[0]), 'torn'], { last: { eventCount: 50 } }), known)
+    expect(last.torn?.report).toMatchObject({ droppedRecords: 1, droppedEvents: 50 })
+    const scan = scanOf([text(turn(0, 1)[0]), 'garbage', text(turn(0, 1)[2])])
+    const records = scan.records.map((r, i) => (i === 1 ? { ...r, eventCount: 7 } : r))
+    expect(readStored('s1', { ...scan, records }, known).torn?.report).toMatchObject({ droppedRecords: 2, droppedEvents: 1 })
+  })
+
+  it('checks in order: version before the header, corruption before unknown types, unknown types before lineage', () => {
+    const future = errorOf(() => readStored('s1', scanOf(['garbage'], { header: { version: 2, createdAt: 'x' } }), known))
+    expect(future).toBeInstanceOf(SessionFormatUnsupportedError)
+    expect((future as Error).message).toBe(
+      'session "s1" was written by a newer Logbook (format 2, this build reads 1): upgrade Logbook (raw log: /raw/s1.jsonl)',
+    )
+    expect(errorOf(() => readStored('s1', scanOf([], { header: { ...HEADER, version: '1' } }), known))).toMatchObject({ code: 'SESSION_CORRUPT' })
+    const unknown = (type: string) => type !== 'future/event'
+    const corrupt = [text({ type: 'future/event', seq: 0, time: 1, data: {} }), 'garbage', text(turn(1, 1)[3])]
+    expect(errorOf(() => readStored('s1', scanOf(corrupt), unknown))).toMatchObject({ code: 'SESSION_CORRUPT' })
+    // Only valid events count: an unknown type inside the torn tail is cut, not refused.
+    const tail = readStored('s1', scanOf([text(turn(0, 1)[0]), 'garbage', text({ type: 'future/event', seq: 2, time: 1, data: {} })]), unknown)
+    expect(tail.torn?.report.fromSeq).toBe(1)
+    const seeded = { ...HEADER, parentSession: 'p', isSeeded: true, seedLength: 0 }
+    const both = errorOf(() => readStored('s1', scanOf([text({ type: 'future/event', seq: 0, time: 1, data: {} })], { header: seeded }), unknown))
+    expect(both).toMatchObject({ code: 'SESSION_FORMAT_UNSUPPORTED', found: 'future/event', direction: 'newer' })
+  })
+
+  it('asks the known-type registry once per type name and never for ignorable events', () => {
+    const isKnown = vi.fn((type: string) => type !== 'plugin/x')
+    const events = [...turn(0, 1), ...turn(4, 2), { type: 'plugin/x', seq: 8, time: 1, data: {}, ignorable: true }]
+    readStored('s1', scanOf(events.map(text)), isKnown)
+    expect(isKnown.mock.calls.map(c => c[0]).sort()).toEqual(['step/end', 'step/start', 'turn/end', 'turn/start'])
+  })
+
+  it('lineage: a seeded header needs the inherited marker at seedLength; a seek past it does not check it', () => {
+    const seeded = { ...HEADER, parentSession: 'p', isSeeded: true, seedLength: 1 }
+    const marker = { type: 'session/end-seed', seq: 1, time: 1, data: { inherited: true } }
+    expect(readStored('s1', scanOf([text(turn(0, 1)[0]), text(marker)], { header: seeded }), known).nextSeq).toBe(2)
+    const missing = errorOf(() => readStored('s1', scanOf([text(turn(0, 1)[0]), text({ ...marker, data: {} })], { header: seeded }), known))
+    expect(missing).toMatchObject({ code: 'SESSION_CORRUPT', seq: 1 })
+    expect((missing as SessionPersistenceCorruptionError).detail).toBe('seeded session must hold session/end-seed {inherited: true} at seq 1')
+    const seek = scanOf([text({ ...turn(0, 1)[1], seq: 2 })], { header: seeded, startSeq: 2 })
+    expect(readStored('s1', seek, known).events.map(e => e.seq)).toEqual([2])
+  })
+})
