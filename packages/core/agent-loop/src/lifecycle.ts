@@ -33,9 +33,10 @@ export async function storedExists(persistence: SessionPersistence, id: string):
   }
 }
 
-/** True iff `id` is live in this process or stored. */
+/** True iff `id` is live in this process or stored (an invalid id is neither). */
 async function exists(runtime: LoopRuntime, id: string): Promise<boolean> {
-  if (runtime.sessions.get(id as SessionId) !== undefined) return true
+  if (!isValidSessionId(id)) return false
+  if (runtime.sessions.get(id) !== undefined) return true
   const persistence = runtime.persistence()
   return persistence !== undefined && (await storedExists(persistence, id))
 }
@@ -120,9 +121,11 @@ export async function forkAgent(runtime: LoopRuntime, owner: Context, input: For
   if (given !== undefined && (await exists(runtime, given))) {
     throw new SessionForkError('SESSION_ALREADY_EXISTS', `session "${given}" already exists`)
   }
-  const live = runtime.sessions.get(sourceId as SessionId)
+  // An id that cannot name a session is not found (01 §7 step 2), never a persistence argument error.
+  const valid = isValidSessionId(sourceId)
+  const live = valid ? runtime.sessions.get(sourceId) : undefined
   const persistence = runtime.persistence()
-  const source = live ?? (persistence === undefined ? undefined : await readStored(persistence, sourceId))
+  const source = live ?? (!valid || persistence === undefined ? undefined : await readStored(persistence, sourceId))
   if (source === undefined) throw new SessionForkError('SESSION_NOT_FOUND', `session "${sourceId}" not found`)
   const events = source.events
   const seed = forkSeed(source.header, events, input.at)

@@ -69,10 +69,11 @@ export async function resumeAgent(runtime: LoopRuntime, owner: Context, input: R
     handle = await persistence.open(id, 'write', { signal })
     if (signal.aborted) throw signal.reason
     const events = await handle.read(0, { signal })
+    // Options first (closers carry no header): a resume refused INVALID_OPTIONS appends nothing.
+    const options = resolveOptions(input.options, newestHeader(events))
     const closers = openTurnClosers(events, { kind: 'interrupted' })
     if (closers.length > 0) await handle.append(closers, { signal })
     const seed = [...events, ...closers]
-    const options = resolveOptions(input.options, newestHeader(seed))
     let session: Session
     try {
       session = runtime.sessions.prepare(id, {

@@ -29,15 +29,24 @@ export class LoopRuntime {
 
   constructor(readonly ctx: Context, readonly config: AgentLoopConfig) {
     this.log = ctx.logger('agents')
-    ctx.on('persistence/claimed', event => {
+  }
+
+  /**
+   * Follow `persistence/claimed` / `persistence/released` on `ctx`; returns the listeners' disposers. The loop yields
+   * them from its teardown effect, so they outlive the agents' disposal, which waits for those very releases (Cordis
+   * disposes a fiber's effects concurrently: listeners registered beside the teardown are gone before releases come).
+   */
+  trackClaims(): (() => unknown)[] {
+    const claimed = this.ctx.on('persistence/claimed', event => {
       this.claims.set(event.sessionId, event.ownerId)
     })
-    ctx.on('persistence/released', event => {
+    const released = this.ctx.on('persistence/released', event => {
       if (this.claims.get(event.sessionId) === event.ownerId) this.claims.delete(event.sessionId)
       const waiters = this.releaseWaiters.get(event.ownerId)
       this.releaseWaiters.delete(event.ownerId)
       for (const resolve of waiters ?? []) resolve()
     })
+    return [claimed, released]
   }
 
   get sessions(): SessionStore {

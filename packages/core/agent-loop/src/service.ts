@@ -36,10 +36,14 @@ export class AgentsService extends Service {
   constructor(ctx: Context, config: AgentLoopConfig) {
     super(ctx, 'agents')
     const runtime = this.runtime = new LoopRuntime(ctx, config)
-    ctx.effect(() => async () => {
-      const results = await Promise.allSettled([...runtime.agents].map(agent => agent.dispose()))
-      for (const result of results) {
-        if (result.status === 'rejected') runtime.warn(`disposing an agent failed: ${messageOf(result.reason)}`)
+    // One ordered teardown: disposers run in reverse, so the agents are disposed before the claim listeners go.
+    ctx.effect(function* () {
+      yield* runtime.trackClaims()
+      yield async () => {
+        const results = await Promise.allSettled([...runtime.agents].map(agent => agent.dispose()))
+        for (const result of results) {
+          if (result.status === 'rejected') runtime.warn(`disposing an agent failed: ${messageOf(result.reason)}`)
+        }
       }
     }, 'agents teardown')
   }

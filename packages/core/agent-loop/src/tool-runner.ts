@@ -9,6 +9,12 @@
 import type { CallId, MessageId, ToolCallBlock, ToolResultMessage, TurnEndReason } from '@logbook/session'
 import { errorOutcome, unknownToolMessage, type ToolOutcome } from '@logbook/tools'
 import { abortedReason, errorReason, type TurnState } from './reasons.ts'
+import { messageOf } from './util.ts'
+
+function nameOf(error: unknown): string {
+  const name = (error as { name?: unknown } | null | undefined)?.name
+  return typeof name === 'string' && name !== '' ? name : 'ToolError'
+}
 
 /** The outcome of a call cancelled before its body was dispatched. */
 function notDispatched(): ToolOutcome {
@@ -76,9 +82,14 @@ class StepTools {
     if (allowed !== undefined && !allowed.includes(call.name)) {
       return Promise.resolve(errorOutcome('UNKNOWN_TOOL', unknownToolMessage(call.name)))
     }
-    const running = tc.runtime.tools.execute({
-      callId: call.id as CallId, name: call.name, arguments: call.arguments, signal, session: tc.session, turn, step: this.step,
-    })
+    let running: Promise<ToolOutcome>
+    try {
+      running = tc.runtime.tools.execute({
+        callId: call.id as CallId, name: call.name, arguments: call.arguments, signal, session: tc.session, turn, step: this.step,
+      })
+    } catch (error) {
+      running = Promise.reject(error)
+    }
     return new Promise<ToolOutcome>(resolve => {
       let timer: ReturnType<typeof setTimeout> | undefined
       let expired = false
@@ -90,12 +101,15 @@ class StepTools {
       }
       if (signal.aborted) onAbort()
       else signal.addEventListener('abort', onAbort, { once: true })
-      void running.then(outcome => {
+      const settle = (outcome: ToolOutcome): void => {
         signal.removeEventListener('abort', onAbort)
         if (timer !== undefined) clearTimeout(timer)
         if (!expired) return resolve(outcome)
         tc.runtime.warn(`agent "${tc.session.id}": tool ${call.name} (call ${call.id}) finished after its outcome was recorded as unknown; result discarded`)
-      })
+      }
+      // The seam never throws; should a replacement `tools` service do so, the call still gets an outcome and the
+      // group's workers never reject (a rejected worker would let the turn close while other bodies still run).
+      running.then(settle, (error: unknown) => settle(errorOutcome('TOOL_ERROR', messageOf(error), nameOf(error))))
     })
   }
 

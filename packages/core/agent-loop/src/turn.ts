@@ -111,6 +111,8 @@ export async function runTurn(
     reason = await runSteps(state, step => {
       openStep = step
     })
+    // A cancel that lands after the model's last finish still ends the turn aborted (§5.5); errors keep their code.
+    if (signal.aborted && reason.kind !== 'error') reason = abortedReason(state)
   } catch (error) {
     tc.runtime.warn(`agent "${session.id}": turn ${turn} failed: ${messageOf(error)}`)
     reason = errorReason(codeOf(error) ?? 'LOOP_FAILED', messageOf(error))

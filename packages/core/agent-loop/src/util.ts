@@ -1,23 +1,12 @@
 /**
- * Small helpers of the loop: error codes and messages of thrown values, lossless-JSON equality, and scans of the
- * log for the newest turn and request header.
+ * Small helpers of the loop: error codes and messages of thrown values (from `@logbook/llm`), lossless-JSON
+ * equality, and scans of the log for the newest turn and request header.
  */
 
 import type { RequestHeader, SessionEvent } from '@logbook/session'
 
-const CODE = /^[A-Z][A-Z0-9_]*$/
-
-/** The UPPER_SNAKE `code` of a thrown value, else `undefined`. */
-export function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null | undefined)?.code
-  return typeof code === 'string' && CODE.test(code) ? code : undefined
-}
-
-/** The message of a thrown value. */
-export function messageOf(error: unknown): string {
-  const message = (error as { message?: unknown } | null | undefined)?.message
-  return typeof message === 'string' ? message : String(error)
-}
+/** The UPPER_SNAKE `code` and the message of a thrown value: the model seam's helpers, shared. */
+export { codeOf, messageOf } from '@logbook/llm'
 
 /** Structural equality of JSON values (lossless JSON, 01 §3.2), key order ignored; absent equals `undefined`. */
 export function jsonEqual(a: unknown, b: unknown): boolean {

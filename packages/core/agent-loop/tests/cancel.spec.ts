@@ -35,6 +35,41 @@ describe('cancelling a stream', () => {
   })
 })
 
+describe('cancellation races', () => {
+  it('a cancel after the model\'s final finish, before turn/end, still ends the turn aborted; the message stays complete', async () => {
+    const { app } = await boot({ script: [{ text: 'all done' }] })
+    const agent = await app.agents.create({ sessionId: 's1', options: OPTIONS })
+    app.on('session/event', (_s, event: SessionEvent) => {
+      if (event.type === 'assistant/message') agent.cancel('parent')
+    })
+    const result = await agent.send('go')
+    const [message] = ofType(agent.session, 'assistant/message')
+    expect(message!.data.interrupted).toBeUndefined()
+    expect(message!.data.message.content).toEqual([{ type: 'text', text: 'all done' }])
+    expect(shape(agent.session.events).slice(-3)).toEqual(['assistant/message', 'step/end', 'turn/end'])
+    expect(result.reason).toEqual({ kind: 'aborted', reason: { kind: 'parent' } })
+  })
+
+  it('§5.5 a cancel while agent/pre-step runs → no step opens; turn/end {aborted}', async () => {
+    const entered = deferred()
+    const release = deferred()
+    const { app } = await boot({ script: [{ text: 'never' }] })
+    app.on('agent/pre-step', async (payload, next) => {
+      entered.resolve()
+      await release.promise
+      expect(payload.signal.aborted).toBe(true)
+      return next()
+    })
+    const agent = await app.agents.create({ sessionId: 's1', options: OPTIONS })
+    const sent = agent.send('go')
+    await entered.promise
+    agent.cancel()
+    release.resolve()
+    expect((await sent).reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } })
+    expect(shape(agent.session.events)).toEqual(['turn/start', 'user/message', 'turn/end'])
+  })
+})
+
 describe('the prompt queue', () => {
   it('L-103 send while running → the next turn; cancel() drops the queue (DISCARDED); after dispose() → DISPOSED', async () => {
     const gate = deferred<string>()

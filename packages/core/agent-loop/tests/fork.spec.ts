@@ -71,3 +71,36 @@ describe('fork', () => {
     expect(await rejection(app.agents.fork({ sourceSessionId: 'p', childSessionId: 'stored-child' }))).toMatchObject({ code: 'SESSION_ALREADY_EXISTS' })
   })
 })
+
+describe('fork ids and boundaries', () => {
+  it('the default child id is the smallest <source>-fork-<n> that is neither live nor stored', async () => {
+    const { app } = await parentWithTurn('fork-ids')
+    const first = await app.agents.fork({ sourceSessionId: 'p' })
+    expect(first.id).toBe('p-fork-1')
+    await first.send('read more')
+    await first.dispose()
+    expect(app.sessions.get(first.id)).toBeUndefined()
+    // p-fork-1 is only stored now: it still counts as taken.
+    const second = await app.agents.fork({ sourceSessionId: 'p' })
+    expect(second.id).toBe('p-fork-2')
+  })
+
+  it('01 §7 order: an invalid source id is SESSION_NOT_FOUND; a bad boundary is INVALID_BOUNDARY with 01\'s message', async () => {
+    const { app, parent } = await parentWithTurn('fork-order')
+    expect(await rejection(app.agents.fork({ sourceSessionId: 'not/an/id' }))).toMatchObject({
+      name: 'SessionForkError', code: 'SESSION_NOT_FOUND', message: 'session "not/an/id" not found',
+    })
+    expect(await rejection(app.agents.fork({ sourceSessionId: 'p', at: 1.5 }))).toMatchObject({
+      name: 'SessionForkError', code: 'INVALID_BOUNDARY', message: 'fork boundary must be a non-negative safe integer, got 1.5',
+    })
+    expect(await rejection(app.agents.fork({ sourceSessionId: 'p', options: { maxTokens: 0 } }))).toMatchObject({
+      code: 'INVALID_OPTIONS', message: 'invalid agent options: maxTokens must be a positive safe integer',
+    })
+    await parent.dispose()
+    // The same checks for a stored-only source.
+    expect(await rejection(app.agents.fork({ sourceSessionId: 'p', at: -1 }))).toMatchObject({
+      code: 'INVALID_BOUNDARY', message: 'fork boundary must be a non-negative safe integer, got -1',
+    })
+    expect(app.sessions.list()).toEqual([])
+  })
+})

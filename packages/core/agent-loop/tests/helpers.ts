@@ -18,7 +18,7 @@ export interface BootOptions {
   readonly memory?: string
   /** Load another persistence plugin (JSONL, SQLite) with its config. */
   readonly persistence?: { readonly plugin: unknown; readonly config: unknown }
-  readonly tools?: readonly ToolDefinition<any>[]
+  readonly tools?: readonly ToolDefinition<object>[]
   readonly chunkSize?: number
 }
 
@@ -27,6 +27,8 @@ export interface Env {
   readonly logs: string[]
   /** The persistence plugin's fiber, when one was loaded. */
   readonly persistence?: Fiber
+  /** The loop plugin's fiber. */
+  readonly agents: Fiber
 }
 
 /** A real app: store, both companions, persistence (optional), llm, the scripted model, tools and the loop. */
@@ -51,8 +53,8 @@ export async function boot(options: BootOptions): Promise<Env> {
   await app.plugin(Scripted, { script: options.script as ScriptEntry[], chunkSize: options.chunkSize ?? 8 })
   await app.plugin(Tools)
   for (const tool of options.tools ?? []) app.tools.register(tool)
-  await app.plugin(Agents, options.config ?? {})
-  return persistence === undefined ? { app, logs } : { app, logs, persistence }
+  const agents = await app.plugin(Agents, options.config ?? {})
+  return persistence === undefined ? { app, logs, agents } : { app, logs, persistence, agents }
 }
 
 export const OPTIONS = { provider: 'scripted', model: 'm1' } as const
@@ -74,7 +76,7 @@ export function ofType<T extends SessionEvent['type']>(session: Session, type: T
 }
 
 /** A tool that answers `reply` (or runs `body`). */
-export function tool(name: string, extra: Partial<ToolDefinition<any>> = {}): ToolDefinition<any> {
+export function tool(name: string, extra: Partial<ToolDefinition<object>> = {}): ToolDefinition<object> {
   return {
     name,
     description: `the ${name} tool`,

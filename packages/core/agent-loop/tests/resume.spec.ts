@@ -84,10 +84,15 @@ describe('resume', () => {
     const handle = await app.sessionPersistence.create({ version: SESSION_FORMAT_VERSION, id: SessionId('bare'), createdAt: 1 })
     await handle.append([{ type: 'turn/start', seq: 0, time: 1, data: { turn: 1 } }])
     await handle.close()
-    expect(await rejection(app.agents.resume({ resumeSessionId: 'bare' }))).toMatchObject({ code: 'INVALID_OPTIONS' })
+    expect(await rejection(app.agents.resume({ resumeSessionId: 'bare' }))).toMatchObject({
+      code: 'INVALID_OPTIONS', message: 'invalid agent options: provider and model are required (no request/header is logged to take them from)',
+    })
     expect(await rejection(app.agents.resume({ resumeSessionId: 'bare', options: { model: '' } }))).toMatchObject({
       code: 'INVALID_OPTIONS', message: 'invalid agent options: model must be a non-empty string',
     })
+    // Refused options leave no residue: the open turn is still open in storage, the lock is released.
+    expect((await app.sessionPersistence.inspect('bare')).events).toHaveLength(1)
+    expect((await app.sessionPersistence.inspect('bare')).claim).toBe('none')
     const agent = await app.agents.resume({ resumeSessionId: 'bare', options: OPTIONS })
     expect(agent.options).toEqual(OPTIONS)
     expect(shape(agent.session.events)).toEqual(['turn/start', 'turn/end', 'session/end-seed'])
@@ -106,6 +111,24 @@ describe('resume', () => {
     expect(error).toMatchObject({ name: 'SessionPersistenceCorruptionError', code: 'SESSION_CORRUPT' })
     expect(error.cause).toMatchObject({ code: 'INVALID_SURFACE' })
     expect((await app.sessionPersistence.inspect('bad')).claim).toBe('none')
+  })
+
+  it('P-066 a resume aborted after open → rejects with the reason; handle closed, lock released, id resumable', async () => {
+    const { app } = await boot({ memory: 'abort-mid', script: [{ text: 'a', repeat: true }] })
+    const agent = await app.agents.create({ sessionId: 's1', options: OPTIONS })
+    await agent.send('hi')
+    await agent.dispose()
+    const controller = new AbortController()
+    const reason = new Error('changed my mind')
+    const off = app.on('persistence/claimed', event => {
+      if (event.kind === 'handle') controller.abort(reason)
+    })
+    expect(await rejection(app.agents.resume({ resumeSessionId: 's1', signal: controller.signal }))).toBe(reason)
+    off()
+    expect((await app.sessionPersistence.inspect('s1')).claim).toBe('none')
+    expect(app.sessions.get(agent.id)).toBeUndefined()
+    const resumed = await app.agents.resume({ resumeSessionId: 's1' })
+    expect((await resumed.send('again')).turn).toBe(2)
   })
 
   it('a pre-aborted signal rejects with its reason before anything is opened', async () => {

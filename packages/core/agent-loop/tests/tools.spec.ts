@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { ToolError } from '@logbook/tools'
 import { boot, deferred, OPTIONS, ofType, shape, tick, tool } from './helpers.ts'
 
 afterEach(() => {
@@ -95,6 +96,41 @@ describe('tool scheduling', () => {
     expect(results[0]!.data.message.content[0].isError).toBe(true)
     expect(body).not.toHaveBeenCalled()
     expect(ofType(agent.session, 'request/header')[0]!.data.header.tools!.map(t => t.name)).toEqual(['read'])
+  })
+
+  it('L-091 ToolError(\'x\', \'E1\') → logged tool/result.error is exactly {name, code}; the text is "Error: x"; meta is kept', async () => {
+    const { app } = await boot({
+      script: [{ toolCalls: [{ id: 'c1', name: 'coded', arguments: {} }, { id: 'c2', name: 'meta', arguments: {} }] }, { text: 'ok' }],
+      tools: [
+        tool('coded', { execute: () => { throw new ToolError('x', 'E1') } }),
+        tool('meta', { execute: () => ({ content: 'fine', meta: { exitCode: 0 } }) }),
+      ],
+    })
+    const agent = await app.agents.create({ sessionId: 's1', options: OPTIONS })
+    await agent.send('go')
+    const [coded, meta] = ofType(agent.session, 'tool/result')
+    expect(coded!.data).toEqual({
+      turn: 1, step: 1, error: { name: 'ToolError', code: 'E1' },
+      message: {
+        id: `tool-result-${coded!.seq}`, role: 'user', source: { kind: 'tool', callId: 'c1' },
+        content: [{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'Error: x' }], isError: true }],
+      },
+    })
+    expect(meta!.data.error).toBeUndefined()
+    expect(meta!.data.meta).toEqual({ exitCode: 0 })
+    expect(meta!.data.message.content[0]).toEqual({ type: 'tool-result', toolCallId: 'c2', content: [{ type: 'text', text: 'fine' }], isError: false })
+  })
+
+  it('a tool returning a part the log would refuse gets a TOOL_ERROR result; the turn goes on', async () => {
+    const { app } = await boot({
+      script: [{ toolCalls: [{ id: 'c1', name: 'bad', arguments: {} }] }, { text: 'ok', match: { afterTool: 'bad' } }],
+      tools: [tool('bad', { execute: () => [{ type: 'text', text: 'a', cache: true }] as never })],
+    })
+    const agent = await app.agents.create({ sessionId: 's1', options: OPTIONS })
+    expect((await agent.send('go')).reason).toEqual({ kind: 'completed' })
+    const [result] = ofType(agent.session, 'tool/result')
+    expect(result!.data.error).toEqual({ name: 'ToolError', code: 'TOOL_ERROR' })
+    expect(result!.data.message.content[0].content).toEqual([{ type: 'text', text: 'Error: tool "bad" returned an invalid result: content[0].cache is not allowed' }])
   })
 
   it('a CHECKPOINT_FAILED tool outcome ends the turn with that error; later calls get ABORTED_BEFORE_DISPATCH', async () => {

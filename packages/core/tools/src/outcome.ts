@@ -3,7 +3,7 @@
  * value is checked at the tool boundary before it becomes content.
  */
 
-import { isJsonValue, snapshotJsonValue, type ImageBlock, type JsonValue, type TextBlock } from '@logbook/session'
+import { assertSessionEvent, isJsonValue, snapshotJsonValue, type JsonValue } from '@logbook/session'
 import type { ToolContent, ToolOutcome, ToolOutcomeError } from './types.ts'
 
 /** A failed outcome: `isError`, one text part `Error: <message>`, and `error { name, code, message }`. */
@@ -17,39 +17,60 @@ export function unknownToolMessage(name: string): string {
   return `unknown tool "${name}"`
 }
 
-const MEDIA_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
+const PROBE_PREFIX = 'event "tool/result": data.message.content[0].content'
 
-function isPart(value: unknown): value is TextBlock | ImageBlock {
-  if (typeof value !== 'object' || value === null) return false
-  const part = value as { type?: unknown; text?: unknown; image?: unknown }
-  if (part.type === 'text') return typeof part.text === 'string'
-  if (part.type !== 'image' || typeof part.image !== 'object' || part.image === null) return false
-  const image = part.image as { uri?: unknown; mediaType?: unknown }
-  return typeof image.uri === 'string' && image.uri !== '' && typeof image.mediaType === 'string' && MEDIA_TYPES.has(image.mediaType)
+/**
+ * The first problem core's one validator (01 §2.3) finds in `content` as the inner content of a `tool/result`, with
+ * its path relative to the content (`content[1].image.width must be a positive safe integer`), or `undefined`.
+ * Checking here turns a malformed part into a `TOOL_ERROR` outcome instead of a vetoed `tool/result` append.
+ */
+function contentProblem(content: ToolContent): string | undefined {
+  try {
+    assertSessionEvent({
+      type: 'tool/result', seq: 0, time: 0, surfaceOp: 'append',
+      data: {
+        turn: 1, step: 1,
+        message: {
+          id: 'probe', role: 'user', source: { kind: 'tool', callId: 'probe' },
+          content: [{ type: 'tool-result', toolCallId: 'probe', content, isError: false }],
+        },
+      },
+    })
+    return undefined
+  } catch (error) {
+    const message = (error as { message?: unknown } | null)?.message
+    const text = typeof message === 'string' ? message : String(error)
+    return text.startsWith(PROBE_PREFIX) ? `content${text.slice(PROBE_PREFIX.length)}` : text
+  }
 }
 
-function contentOf(value: unknown): ToolContent | undefined {
-  if (typeof value === 'string') return [{ type: 'text', text: value }]
-  if (!Array.isArray(value) || !value.every(isPart)) return undefined
-  return snapshotJsonValue(value) as ToolContent | undefined
+/** A string or an array of parts as validated, detached content; otherwise why not. */
+function contentOf(value: unknown): { readonly content: ToolContent } | { readonly problem: string } {
+  if (typeof value === 'string') return { content: [{ type: 'text', text: value }] }
+  if (!Array.isArray(value)) return { problem: 'content must be a string or text/image parts' }
+  const copy = snapshotJsonValue(value) as ToolContent | undefined
+  if (copy === undefined) return { problem: 'content is not lossless JSON' }
+  const problem = contentProblem(copy)
+  return problem === undefined ? { content: copy } : { problem }
 }
 
 /**
- * The outcome of a body that returned `value`, or a description of why `value` is not a valid tool result
- * (a string, text/image parts, or `{ content, isError?, meta? }` with lossless-JSON `meta`).
+ * The outcome of a body that returned `value`, or a description of why `value` is not a valid tool result: a
+ * string, text/image parts that core's validator accepts as `tool/result` content, or `{ content, isError?, meta? }`
+ * with lossless-JSON `meta`.
  */
 export function returnOutcome(value: unknown): ToolOutcome | string {
-  const direct = contentOf(value)
-  if (direct !== undefined) return { isError: false, content: direct }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return 'expected a string, text/image parts, or { content, isError?, meta? }'
+  if (typeof value === 'string' || Array.isArray(value)) {
+    const direct = contentOf(value)
+    return 'problem' in direct ? direct.problem : { isError: false, content: direct.content }
   }
+  if (typeof value !== 'object' || value === null) return 'expected a string, text/image parts, or { content, isError?, meta? }'
   const { content, isError, meta } = value as { content?: unknown; isError?: unknown; meta?: unknown }
   const parts = contentOf(content)
-  if (parts === undefined) return 'content must be a string or text/image parts'
+  if ('problem' in parts) return parts.problem
   if (isError !== undefined && typeof isError !== 'boolean') return 'isError must be a boolean'
   if (meta !== undefined && !isJsonValue(meta)) return 'meta is not lossless JSON'
-  const outcome: { -readonly [K in keyof ToolOutcome]: ToolOutcome[K] } = { isError: isError ?? false, content: parts }
+  const outcome: { -readonly [K in keyof ToolOutcome]: ToolOutcome[K] } = { isError: isError ?? false, content: parts.content }
   if (meta !== undefined) outcome.meta = snapshotJsonValue(meta as JsonValue)!
   return outcome
 }

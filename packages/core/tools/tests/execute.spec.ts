@@ -97,6 +97,25 @@ describe('execute: bodies', () => {
     })
   })
 
+  it('parts core would refuse in a tool/result are a TOOL_ERROR outcome naming the part, never content', async () => {
+    const app = await boot()
+    const cases: [unknown, string][] = [
+      [[{ type: 'text', text: 'a', cache: true }], 'content[0].cache is not allowed'],
+      [{ content: [{ type: 'text', text: 'ok' }, { type: 'image', image: { uri: 'file:///a.png', mediaType: 'image/png', width: -1 } }] },
+        'content[1].image.width must be a positive safe integer'],
+      [[{ type: 'reasoning', text: 'hidden' }], 'content[0].type must be one of "text", "image"'],
+      [{ content: [{ type: 'text', text: 'x' }], meta: { n: Number.NaN } }, 'meta is not lossless JSON'],
+      [{ content: 7 }, 'content must be a string or text/image parts'],
+    ]
+    for (const [value, why] of cases) {
+      const off = app.tools.register(echo('bad', { execute: () => value as string }))
+      expect((await app.tools.execute(call('bad'))).error).toEqual({
+        name: 'ToolError', code: 'TOOL_ERROR', message: `tool "bad" returned an invalid result: ${why}`,
+      })
+      off()
+    }
+  })
+
   it('L-091 ToolError keeps its code; any other throw is TOOL_ERROR with the thrown name', async () => {
     const app = await boot()
     app.tools.register(echo('coded', { execute: () => { throw new ToolError('x', 'E1') } }))

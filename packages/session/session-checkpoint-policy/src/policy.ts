@@ -15,6 +15,7 @@ import type { CheckpointPassedEvent, CheckpointPoint, CheckpointPolicyConfig } f
 
 type Listener = (...args: unknown[]) => unknown
 
+// Local on purpose: the policy takes only hook declarations (types) from llm, tools and agent-loop (spec README).
 function messageOf(error: unknown): string {
   const message = (error as { message?: unknown } | null | undefined)?.message
   return typeof message === 'string' ? message : String(error)
@@ -48,7 +49,12 @@ export function installPolicy(ctx: Context, config: CheckpointPolicyConfig): voi
     }
     for (const callback of callbacks) {
       try {
-        callback(...args)
+        const result = callback(...args) as { then?: unknown } | undefined
+        if (typeof result?.then === 'function') {
+          (result as Promise<unknown>).then(undefined, (error: unknown) => {
+            logger.warn(`checkpoint/passed listener rejected: ${messageOf(error)}`)
+          })
+        }
       } catch (error) {
         logger.warn(`checkpoint/passed listener threw: ${messageOf(error)}`)
       }

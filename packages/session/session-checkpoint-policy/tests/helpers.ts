@@ -24,7 +24,7 @@ export interface PolicyEnv {
 export interface PolicyBoot {
   readonly store: string
   readonly script?: readonly ScriptEntry[]
-  readonly tools?: readonly ToolDefinition<any>[]
+  readonly tools?: readonly ToolDefinition<object>[]
   readonly policy?: Partial<CheckpointPolicyConfig>
   readonly loop?: Partial<AgentLoopConfig>
 }

@@ -66,6 +66,21 @@ describe('llm/before-stream', () => {
     expect(passed).toEqual([])
   })
 
+  it('a throwing or rejecting checkpoint/passed listener is contained: the request proceeds, a warning is logged', async () => {
+    const { app, cursorsAtCall, request, logs } = await withSpy('passed-contained')
+    app.on('checkpoint/passed', () => {
+      throw new Error('observer bug')
+    })
+    app.on('checkpoint/passed', async () => {
+      throw new Error('async observer bug')
+    })
+    expect(await collect(app.llm.stream(request('s1')))).toEqual([{ type: 'finish', reason: 'stop' }])
+    await new Promise(resolve => setTimeout(resolve, 0))
+    expect(cursorsAtCall).toEqual([3])
+    expect(logs.filter(line => line.includes('checkpoint/passed listener threw: observer bug'))).toHaveLength(1)
+    expect(logs.filter(line => line.includes('checkpoint/passed listener rejected: async observer bug'))).toHaveLength(1)
+  })
+
   it('P-107 disposing the plugin removes its listeners', async () => {
     const { app, cursorsAtCall, request, policy } = await withSpy('p107d')
     await policy.dispose()

@@ -67,6 +67,23 @@ describe('the policy through the loop', () => {
     expect(adapter).not.toHaveBeenCalled()
   })
 
+  it('each point can be switched off: with all three off a turn with a tool call never flushes', async () => {
+    const env = await bootPolicy({
+      store: 'off', script: toolThenText,
+      tools: [{ name: 'probe', description: '', parameters: { type: 'object' }, execute: () => 'ok' }],
+      policy: { modelRequests: false, toolBodies: false, stepBoundaries: false },
+    })
+    let flushes = 0
+    env.app.on('session/flush', () => void flushes++)
+    const passed: CheckpointPassedEvent[] = []
+    env.app.on('checkpoint/passed', event => void passed.push(event))
+    const agent = await env.app.agents.create({ sessionId: 's1', options: OPTIONS })
+    expect((await agent.send('probe it')).reason).toEqual({ kind: 'completed' })
+    expect(flushes).toBe(0)
+    expect(passed).toEqual([])
+    expect(env.cursor('s1')).toBe(0)
+  })
+
   it('a failed tool-body flush → result CHECKPOINT_FAILED, later calls ABORTED_BEFORE_DISPATCH, turn/end {error}', async () => {
     let failing = false
     const body = vi.fn(() => 'ran')
