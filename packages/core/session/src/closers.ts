@@ -29,6 +29,7 @@ const TEXTS: { readonly [K in CloserCause['kind']]: { readonly started: string; 
 }
 
 interface Pending { readonly step: number; callSeq?: number }
+const isTurnBoundary = (type: string): boolean => type === 'turn/start' || type === 'turn/end'
 type Loose = { readonly [key: string]: unknown }
 
 /**
@@ -37,10 +38,16 @@ type Loose = { readonly [key: string]: unknown }
  * open, then `turn/end {kind: cause.kind}`; `[]` when no turn is open. The input is not validated.
  */
 export function openTurnClosers(events: readonly SessionEvent[], cause: CloserCause): SessionEvent[] {
+  // Every `turn/start` and `turn/end` resets the whole scan state, so the scan starts at the last of them: nothing
+  // before it can change the result (a restored log or a fork prefix is walked back only to its last boundary).
+  let from = events.length - 1
+  while (from >= 0 && !isTurnBoundary(events[from]!.type)) from--
+  if (from < 0 || events[from]!.type === 'turn/end') return []
   let openTurn: number | null = null
   let openStep: number | null = null
   const pending = new Map<string, Pending>()
-  for (const event of events) {
+  for (let i = from; i < events.length; i++) {
+    const event = events[i]!
     const data = event.data as Loose
     switch (event.type) {
       case 'turn/start':

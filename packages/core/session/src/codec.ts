@@ -116,8 +116,26 @@ export function packChunkRuns(records: readonly StorageRecord[]): StorageRecord[
 }
 
 const TAGS: ReadonlySet<string> = new Set(CHUNK_ROW_TAGS)
+const ROW_KEYS = ['type', 'seq0', 'time0', 'data']
 const TEXT_DATA_KEYS = ['turn', 'step', 'index', 'dt', 'texts']
 const TOOL_DATA_KEYS = ['turn', 'step', 'index', 'id', 'dt', 'args']
+
+/** Rows `decodeStorageRecord` expanded, keyed by their first member, until a restore takes them (`takeDecodedRun`). */
+const decodedRuns = new WeakMap<object, readonly SessionEvent[]>()
+
+/**
+ * @internal The members `decodeStorageRecord` built for the row whose first member is `first`, forgotten once taken
+ * (so a restored log does not keep them twice); `undefined` for any other value. Such members are deep-frozen, have
+ * exactly the keys `type, seq, time, data` (`data` exactly `turn, step, chunk`), contiguous non-negative safe-integer
+ * seqs and safe-integer times, and share one chunk kind, `turn`, `step`, `index` (and tool `id`/`name`); only their
+ * text fragment differs. `seed.ts` admits a whole run from these facts.
+ */
+export function takeDecodedRun(first: unknown): readonly SessionEvent[] | undefined {
+  if (typeof first !== 'object' || first === null) return undefined
+  const members = decodedRuns.get(first)
+  if (members !== undefined) decodedRuns.delete(first)
+  return members
+}
 
 /**
  * Expands a stored record: a valid row becomes its member events, built already deep-frozen and in declaration key
@@ -127,69 +145,109 @@ const TOOL_DATA_KEYS = ['turn', 'step', 'index', 'id', 'dt', 'args']
 export function decodeStorageRecord(value: unknown): SessionEvent[] {
   if (!isObj(value) || typeof value.type !== 'string' || !TAGS.has(value.type)) return [value as SessionEvent]
   const tag = value.type as ChunkRowTag
-  const fail = (why: string): never => {
-    throw new ChunkRowError(tag, why)
-  }
-  if (!exactKeys(value, ['type', 'seq0', 'time0', 'data'])) fail('envelope must be exactly {type, seq0, time0, data}')
+  if (!exactKeys(value, ROW_KEYS)) fail(tag, 'envelope must be exactly {type, seq0, time0, data}')
   const { seq0, time0, data } = value
-  if (!isSafeInt(seq0) || seq0 < 0) fail('seq0 must be a non-negative safe integer')
-  if (!isSafeInt(time0)) fail('time0 must be a safe integer')
-  if (!isObj(data)) return fail('data must be an object')
+  if (!isSafeInt(seq0) || seq0 < 0) fail(tag, 'seq0 must be a non-negative safe integer')
+  if (!isSafeInt(time0)) fail(tag, 'time0 must be a safe integer')
+  if (!isObj(data)) return fail(tag, 'data must be an object')
   const tool = tag === 'tool-call-chunks'
   if (tool) {
-    if (!exactKeys(data, TOOL_DATA_KEYS, 'name')) fail('data must be exactly {turn, step, index, id, name?, dt, args}')
+    if (!exactKeys(data, TOOL_DATA_KEYS, 'name')) fail(tag, 'data must be exactly {turn, step, index, id, name?, dt, args}')
     if (typeof data.id !== 'string' || (hasOwn(data, 'name') && typeof data.name !== 'string')) {
-      fail('id (and name when present) must be strings')
+      fail(tag, 'id (and name when present) must be strings')
     }
   } else if (!exactKeys(data, TEXT_DATA_KEYS)) {
-    fail('data must be exactly {turn, step, index, dt, texts}')
+    fail(tag, 'data must be exactly {turn, step, index, dt, texts}')
   }
   const { turn, step, index, dt } = data
   if (typeof turn !== 'number' || typeof step !== 'number' || typeof index !== 'number') {
-    fail('turn/step/index must be numbers')
+    fail(tag, 'turn/step/index must be numbers')
   }
   const pieces = tool ? data.args : data.texts
-  if (!Array.isArray(pieces) || pieces.length === 0 || !allOf(pieces, (p) => typeof p === 'string')) {
-    fail(`${tool ? 'args' : 'texts'} must be a non-empty string array`)
+  if (!Array.isArray(pieces) || pieces.length === 0 || !allStrings(pieces)) {
+    fail(tag, `${tool ? 'args' : 'texts'} must be a non-empty string array`)
   }
-  if (!Array.isArray(dt) || !allOf(dt, isSafeInt)) fail('dt must be an array of safe integers')
+  if (!Array.isArray(dt) || !allSafeInts(dt)) fail(tag, 'dt must be an array of safe integers')
   const n = (pieces as string[]).length
   const gaps = dt as number[]
-  if (gaps.length !== n - 1) fail(`dt length ${gaps.length} does not match ${n} members`)
-  if (!isSafeInt((seq0 as number) + (n - 1))) fail('member seqs must stay safe integers')
-  const times = [time0 as number]
+  if (gaps.length !== n - 1) fail(tag, `dt length ${gaps.length} does not match ${n} members`)
+  if (!isSafeInt((seq0 as number) + (n - 1))) fail(tag, 'member seqs must stay safe integers')
+  let t = time0 as number
   for (let i = 0; i < gaps.length; i++) {
-    const t = (times[i] as number) + (gaps[i] as number)
-    if (!isSafeInt(t)) fail('member times must stay safe integers')
-    times.push(t)
+    t += gaps[i] as number
+    if (!isSafeInt(t)) fail(tag, 'member times must stay safe integers')
   }
-  return buildMembers(tag, seq0 as number, times, turn as number, step as number, index as number, pieces as string[],
-    tool ? (data.id as string) : undefined, tool && hasOwn(data, 'name') ? (data.name as string) : undefined)
+  const row: Row = {
+    seq0: seq0 as number, time0: time0 as number, gaps, turn: turn as number, step: step as number, index: index as number,
+  }
+  const members = !tool
+    ? textMembers(row, tag === 'text-chunks' ? 'text-delta' : 'reasoning-delta', pieces as string[])
+    : hasOwn(data, 'name')
+      ? namedToolMembers(row, data.id as CallId, data.name as string, pieces as string[])
+      : toolMembers(row, data.id as CallId, pieces as string[])
+  decodedRuns.set(members[0] as SessionEvent, members)
+  return members
 }
 
-/** Every slot satisfies `test` (holes read as undefined, unlike `Array.prototype.every`). */
-function allOf(a: readonly unknown[], test: (v: unknown) => boolean): boolean {
-  for (let i = 0; i < a.length; i++) if (!test(a[i])) return false
+/** Throws the row's `ChunkRowError` (a module function: no closure per decoded row). */
+function fail(tag: ChunkRowTag, why: string): never {
+  throw new ChunkRowError(tag, why)
+}
+
+/** Every slot is a string (holes read as undefined, unlike `Array.prototype.every`). */
+function allStrings(a: readonly unknown[]): boolean {
+  for (let i = 0; i < a.length; i++) if (typeof a[i] !== 'string') return false
   return true
 }
 
-function buildMembers(
-  tag: ChunkRowTag, seq0: number, times: readonly number[], turn: number, step: number, index: number,
-  pieces: readonly string[], id: string | undefined, name: string | undefined,
-): SessionEvent[] {
-  const freeze = Object.freeze
+/** Every slot is a safe integer. */
+function allSafeInts(a: readonly unknown[]): boolean {
+  for (let i = 0; i < a.length; i++) if (!isSafeInt(a[i])) return false
+  return true
+}
+
+/** The validated scalars every member of one row shares. */
+interface Row {
+  readonly seq0: number; readonly time0: number; readonly gaps: readonly number[]
+  readonly turn: number; readonly step: number; readonly index: number
+}
+
+// One builder per chunk shape, so that each object literal site sees one shape (members are built frozen, in
+// declaration key order, with no intermediate arrays).
+const freeze = Object.freeze
+
+function textMembers(row: Row, deltaType: 'text-delta' | 'reasoning-delta', pieces: readonly string[]): SessionEvent[] {
+  const { seq0, gaps, turn, step, index } = row
   const members: SessionEvent[] = []
-  const deltaType = tag === 'text-chunks' ? 'text-delta' : 'reasoning-delta'
+  let time = row.time0
   for (let i = 0; i < pieces.length; i++) {
-    const piece = pieces[i] as string
-    const chunk = id === undefined
-      ? freeze({ type: deltaType, index, text: piece })
-      : name === undefined
-        ? freeze({ type: 'tool-call-delta' as const, index, id: id as CallId, argumentsDelta: piece })
-        : freeze({ type: 'tool-call-delta' as const, index, id: id as CallId, name, argumentsDelta: piece })
-    members.push(freeze({
-      type: 'assistant/chunk' as const, seq: seq0 + i, time: times[i] as number, data: freeze({ turn, step, chunk }),
-    }))
+    if (i > 0) time += gaps[i - 1] as number
+    const chunk = freeze({ type: deltaType, index, text: pieces[i] as string })
+    members.push(freeze({ type: 'assistant/chunk' as const, seq: seq0 + i, time, data: freeze({ turn, step, chunk }) }))
+  }
+  return members
+}
+
+function toolMembers(row: Row, id: CallId, pieces: readonly string[]): SessionEvent[] {
+  const { seq0, gaps, turn, step, index } = row
+  const members: SessionEvent[] = []
+  let time = row.time0
+  for (let i = 0; i < pieces.length; i++) {
+    if (i > 0) time += gaps[i - 1] as number
+    const chunk = freeze({ type: 'tool-call-delta' as const, index, id, argumentsDelta: pieces[i] as string })
+    members.push(freeze({ type: 'assistant/chunk' as const, seq: seq0 + i, time, data: freeze({ turn, step, chunk }) }))
+  }
+  return members
+}
+
+function namedToolMembers(row: Row, id: CallId, name: string, pieces: readonly string[]): SessionEvent[] {
+  const { seq0, gaps, turn, step, index } = row
+  const members: SessionEvent[] = []
+  let time = row.time0
+  for (let i = 0; i < pieces.length; i++) {
+    if (i > 0) time += gaps[i - 1] as number
+    const chunk = freeze({ type: 'tool-call-delta' as const, index, id, name, argumentsDelta: pieces[i] as string })
+    members.push(freeze({ type: 'assistant/chunk' as const, seq: seq0 + i, time, data: freeze({ turn, step, chunk }) }))
   }
   return members
 }

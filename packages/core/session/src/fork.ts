@@ -3,26 +3,19 @@
  * fork that shares the parent's frozen prefix instead of copying it.
  */
 
-import { randomUUID } from 'node:crypto'
 import { openTurnClosers } from './closers.ts'
-import { SessionError, SessionForkError } from './errors.ts'
-import { isValidSessionId, SESSION_FORMAT_VERSION } from './header.ts'
+import { printValue, SessionForkError } from './errors.ts'
+import { assertSessionId } from './header.ts'
+import { headerFromMeta } from './seed.ts'
 import { Session } from './session.ts'
 import type SessionStore from './store.ts'
-import type { SessionEvent, SessionHeader, SessionId, SessionMeta, SessionSurface } from './types.ts'
+import type { SessionEvent, SessionHeader, SessionId, SessionMeta } from './types.ts'
 
 /** What `forkSeed` returns: `create(childId, result)` builds the child. */
 export interface ForkSeed {
   seed: SessionEvent[]
   inheritedEventCount: number
   meta: SessionMeta
-}
-
-/** The validated cut: the boundary, the marker and the closers that follow it (not the prefix itself). */
-interface ForkCut {
-  readonly boundary: number
-  readonly tail: SessionEvent[]
-  readonly meta: SessionMeta
 }
 
 /**
@@ -33,100 +26,95 @@ interface ForkCut {
  * @throws SessionForkError `INVALID_BOUNDARY` with the §7 message naming the parent id.
  */
 export function forkSeed(parent: SessionHeader, events: readonly SessionEvent[], boundary?: number): ForkSeed {
-  const cut = planCut(parent, events, boundary)
-  const seed = events.slice(0, cut.boundary + 1)
-  for (const event of cut.tail) seed.push(event)
-  return { seed, inheritedEventCount: cut.boundary + 1, meta: cut.meta }
+  const b = checkBoundary(parent.id, events, boundary)
+  const seed = events.slice(0, b + 1)
+  for (const event of cutTail(events, b, lastTurnBoundary(events, b))) seed.push(event)
+  return { seed, inheritedEventCount: b + 1, meta: childMeta(parent, b + 1) }
 }
 
 /**
  * Fork the live `source` of `store` (01 §7): validate in the §7 order, then build the child around the parent's
- * shared frozen prefix (no copy, no JSON walk) and enter and announce it on the caller's fiber through the store.
- * The parent is untouched; when anything fails, no child remains. Called by `SessionStore.fork`.
+ * shared frozen prefix (one slice of its log; no copy of an event, no JSON walk, no scan of the prefix) and enter and
+ * announce it on the caller's fiber through the store. The parent is untouched; when anything fails, no child
+ * remains. Called by `SessionStore.fork`.
  * @throws SessionError `INVALID_SESSION_ID`; SessionForkError `SESSION_ALREADY_EXISTS`, `SESSION_NOT_FOUND`,
  * `SESSION_NOT_LIVE`, `INVALID_BOUNDARY`; and whatever construction or a `session/created` listener throws.
  */
 export function forkLive(store: SessionStore, source: Session | SessionId, boundary: number | undefined,
   childId: SessionId | undefined): Session {
-  if (childId !== undefined && !isValidSessionId(childId)) {
-    throw new SessionError('INVALID_SESSION_ID', `invalid session id "${String(childId)}"`)
-  }
-  if (childId !== undefined && store.get(childId) !== undefined) {
-    throw new SessionForkError('SESSION_ALREADY_EXISTS', `session "${childId}" already exists`)
+  if (childId !== undefined) {
+    assertSessionId(childId)
+    if (store.get(childId) !== undefined) {
+      throw new SessionForkError('SESSION_ALREADY_EXISTS', `session "${childId}" already exists`)
+    }
   }
   const parent = resolveSource(store, source)
-  const events = parent.events
-  const cut = planCut(parent.header, events, boundary)
-  const id = childId ?? mintId(store)
-  const header = childHeader(id, cut.meta)
-  const prefixSurface = sharedPrefixSurface(parent.surface, cut.boundary)
-  const child = Session.fromShared(id, {
-    header,
-    prefix: parent.sharedPrefix(cut.boundary + 1),
-    tail: cut.tail,
-    inheritedEventCount: cut.boundary + 1,
-    ...(prefixSurface ? { prefixSurface } : {}),
-  })
-  return store.adopt(child)
+  const b = checkBoundary(parent.id, parent.events, boundary)
+  const prefix = parent.forkPrefix(b)
+  const tail = cutTail(prefix.events, b, prefix.index.lastTurnBoundary(b))
+  const id = childId ?? store.core.mintId()
+  const header = headerFromMeta(id, childMeta(parent.header, b + 1))
+  return store.adopt(Session.fromShared(id, { header, prefix, tail, inheritedEventCount: b + 1 }))
 }
 
-/** The live parent object for a fork source, by id or by object. */
+/** The live parent object for a fork source, by id or by object (01 §7 step 2). */
 function resolveSource(store: SessionStore, source: Session | SessionId): Session {
-  const id = typeof source === 'string' ? source : source?.id
-  const live = typeof id === 'string' ? store.get(id) : undefined
-  if (live === undefined) throw new SessionForkError('SESSION_NOT_FOUND', `session "${String(id ?? source)}" not found`)
-  if (typeof source !== 'string' && live !== source) {
-    throw new SessionForkError('SESSION_NOT_LIVE', `session "${id}" is not the live store instance`)
+  const id: unknown = typeof source === 'string' ? source
+    : typeof source === 'object' && source !== null ? (source as { readonly id?: unknown }).id : undefined
+  const live = typeof id === 'string' ? store.get(id as SessionId) : undefined
+  if (live === undefined) throw new SessionForkError('SESSION_NOT_FOUND', `session "${printValue(id ?? source)}" not found`)
+  if (live !== source && typeof source !== 'string') {
+    throw new SessionForkError('SESSION_NOT_LIVE', `session "${live.id}" is not the live store instance`)
   }
   return live
 }
 
-/** Validate the boundary (01 §7 step 3) and build the marker, the closers and the child meta. */
-function planCut(parent: SessionHeader, events: readonly SessionEvent[], boundary: number | undefined): ForkCut {
+/**
+ * The cut `b` (01 §7 step 3): `boundary`, or the last seq when it is omitted (-1 for an empty source).
+ * @throws SessionForkError `INVALID_BOUNDARY` with the §7 message.
+ */
+function checkBoundary(id: string, events: readonly SessionEvent[], boundary: number | undefined): number {
   const length = events.length
-  let b = length - 1
-  if (boundary !== undefined) {
-    if (typeof boundary !== 'number' || !Number.isSafeInteger(boundary) || boundary < 0) {
-      throw new SessionForkError('INVALID_BOUNDARY', `fork boundary must be a non-negative safe integer, got ${String(boundary)}`)
-    }
-    if (length === 0) throw new SessionForkError('INVALID_BOUNDARY', `session "${parent.id}" has no events`)
-    if (boundary >= length) {
-      throw new SessionForkError('INVALID_BOUNDARY',
-        `fork boundary ${boundary} is beyond the last seq ${length - 1} of session "${parent.id}"`)
-    }
-    b = boundary
+  if (boundary === undefined) return length - 1
+  if (typeof boundary !== 'number' || !Number.isSafeInteger(boundary) || boundary < 0) {
+    throw new SessionForkError('INVALID_BOUNDARY', `fork boundary must be a non-negative safe integer, got ${printValue(boundary)}`)
   }
+  if (length === 0) throw new SessionForkError('INVALID_BOUNDARY', `session "${id}" has no events`)
+  if (boundary >= length) {
+    throw new SessionForkError('INVALID_BOUNDARY', `fork boundary ${boundary} is beyond the last seq ${length - 1} of session "${id}"`)
+  }
+  // A stored source may hold anything at `b`; a live one is always contiguous.
+  if ((events[boundary] as { readonly seq?: unknown } | null | undefined)?.seq !== boundary) {
+    throw new SessionForkError('INVALID_BOUNDARY', `fork boundary ${boundary} does not match a contiguous seq in session "${id}"`)
+  }
+  return boundary
+}
+
+/** The index of the last `turn/start` or `turn/end` at or before `b` in a plain log, or -1 (a backwards scan). */
+function lastTurnBoundary(events: readonly SessionEvent[], b: number): number {
+  for (let i = b; i >= 0; i--) {
+    const type = (events[i] as { readonly type?: unknown } | null | undefined)?.type
+    if (type === 'turn/start' || type === 'turn/end') return i
+  }
+  return -1
+}
+
+/**
+ * The frozen marker at `b + 1` and the forked closers after it. `openTurnClosers` resets all of its state at
+ * `turn/start` and `turn/end`, so scanning from the last such boundary `from` (none: no turn is open) gives the
+ * closers of the whole prefix without walking it (BENCHMARKS.md).
+ */
+function cutTail(events: readonly SessionEvent[], b: number, from: number): SessionEvent[] {
   const last = b >= 0 ? events[b] : undefined
-  // A stored source may hold anything at `b`; only a live one is known to be contiguous.
-  if (b >= 0 && (last as { seq?: unknown } | null | undefined)?.seq !== b) {
-    throw new SessionForkError('INVALID_BOUNDARY', `fork boundary ${b} does not match a contiguous seq in session "${parent.id}"`)
-  }
   const marker = Object.freeze({
     type: 'session/end-seed',
     seq: b + 1,
     time: last === undefined ? Date.now() : last.time,
     data: Object.freeze({ inherited: true }),
   }) as SessionEvent
-  const tail: SessionEvent[] = [marker]
-  for (const closer of openTurnClosers(lastTurnWindow(events, b, marker), { kind: 'forked' })) tail.push(closer)
-  return { boundary: b, tail, meta: childMeta(parent, b + 1) }
-}
-
-/**
- * The events from the last turn boundary at or before `b` through `b`, plus the marker. `openTurnClosers` resets
- * all of its state at `turn/start` and `turn/end`, so scanning this window gives the closers of the whole prefix
- * without walking it (BENCHMARKS.md: fork scans back only to the last turn boundary).
- */
-function lastTurnWindow(events: readonly SessionEvent[], b: number, marker: SessionEvent): SessionEvent[] {
-  let from = b
-  while (from > 0) {
-    const type = (events[from] as { type?: unknown } | null | undefined)?.type
-    if (type === 'turn/start' || type === 'turn/end') break
-    from--
-  }
-  const window = events.slice(Math.max(from, 0), b + 1)
+  const window = from < 0 ? [] : events.slice(from, b + 1)
   window.push(marker)
-  return window
+  return [marker, ...openTurnClosers(window, { kind: 'forked' })]
 }
 
 /** The child meta in `SessionHeader` field order (01 §7): linked, seeded, with the parent's placement copied. */
@@ -140,35 +128,4 @@ function childMeta(parent: SessionHeader, seedLength: number): SessionMeta {
   if (parent.delegationDepth !== undefined) meta.delegationDepth = parent.delegationDepth
   if (parent.agentPreset !== undefined) meta.agentPreset = parent.agentPreset
   return meta
-}
-
-/** The child header as `create` would synthesise it from `meta` (01 §6.1 step 3). */
-function childHeader(id: SessionId, meta: SessionMeta): SessionHeader {
-  return { version: SESSION_FORMAT_VERSION, id, createdAt: Date.now(), ...meta } as SessionHeader
-}
-
-/** A fresh UUID that is not live in `store` (01 §6.1 step 1). */
-function mintId(store: SessionStore): SessionId {
-  let id: SessionId
-  do id = randomUUID() as SessionId
-  while (store.get(id) !== undefined)
-  return id
-}
-
-/**
- * The surface after the prefix `0..b` when it can be read off the parent's: with no replace so far, the parent's
- * nodes are its append-origin surface events in ascending seq order, so the child's nodes are the ones `<= b`
- * (found by binary search). After a replace the prefix must be folded, which `fromShared` does when given nothing.
- */
-function sharedPrefixSurface(surface: SessionSurface, b: number): SessionSurface | undefined {
-  if (surface.replaceGeneration !== 0) return undefined
-  const nodes = surface.nodes
-  let lo = 0
-  let hi = nodes.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (nodes[mid]! <= b) lo = mid + 1
-    else hi = mid
-  }
-  return { nodes: nodes.slice(0, lo), replaceGeneration: 0 }
 }

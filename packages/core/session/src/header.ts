@@ -1,7 +1,7 @@
 /** Identifiers (01 §1.1) and the session header validator (01 §5.6). */
 import { posix, win32 } from 'node:path'
 import { printValue, SessionError } from './errors.ts'
-import { snapshotFrozen } from './json.ts'
+import { NOT_JSON, snapshotFrozen } from './json.ts'
 import type { CallId as CallIdType, MessageId as MessageIdType, SessionHeader, SessionId as SessionIdType } from './types.ts'
 
 /** The log format version stamped into new headers and required on construction (01 §2.4). */
@@ -97,8 +97,8 @@ export function assertSessionHeader(value: unknown, id: SessionIdType): asserts 
  */
 export function snapshotHeader(value: unknown, id: SessionIdType): SessionHeader {
   assertSessionId(id)
-  const copy = snapshotFrozen(value, 1)?.value
-  if (!isPlainObject(copy)) throw new SessionError('INVALID_HEADER', 'session header must be a plain object')
+  const copy = snapshotFrozen(value, 1)
+  if (copy === NOT_JSON || !isPlainObject(copy)) throw new SessionError('INVALID_HEADER', 'session header must be a plain object')
   const problem = headerProblem(copy, id)
   if (problem !== undefined) throw new SessionError('INVALID_HEADER', problem)
   return copy as unknown as SessionHeader

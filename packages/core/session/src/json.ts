@@ -14,6 +14,7 @@ const ownNames = Object.getOwnPropertyNames
 const ownSymbols = Object.getOwnPropertySymbols
 const ownDescriptor = Object.getOwnPropertyDescriptor
 const objectKeys = Object.keys
+const ownKeys = Reflect.ownKeys
 const isArray = Array.isArray
 const freeze = Object.freeze
 const isFrozen = Object.isFrozen
@@ -65,103 +66,147 @@ function isLosslessScalar(v: unknown): boolean {
   }
 }
 
-const FAIL: unique symbol = Symbol('not lossless JSON')
+/** @internal What the lossless walks return for a value that is not lossless JSON (never a JSON value itself). */
+export const NOT_JSON: unique symbol = Symbol('not lossless JSON')
+
 /** Marks an admitted array in `shapeOf` (arrays iterate by index, not by keys). */
 const BY_INDEX: string[] = []
 
-/** The keys of an admissible object, BY_INDEX for an admissible array, or undefined for anything else. */
+/**
+ * The keys of an admissible object, BY_INDEX for an admissible array, or undefined for anything else. Arrays must
+ * be dense with no extra keys: their own keys are exactly the slots plus `length` (one `ownKeys` call, cheaper on a
+ * long array than names and symbols apart).
+ */
 function shapeOf(v: object): string[] | undefined {
   const p: object | null = getProto(v)
   if (isArray(v)) {
     if (p !== ArrayProto && (p === null || !isForeignArrayProto(p))) return undefined
-    return ownSymbols(v).length === 0 ? BY_INDEX : undefined
+    return ownKeys(v).length === v.length + 1 ? BY_INDEX : undefined
   }
   if (p !== ObjectProto && p !== null && !isForeignObjectProto(p)) return undefined
   const keys = objectKeys(v)
   return ownNames(v).length === keys.length && ownSymbols(v).length === 0 ? keys : undefined
 }
 
+/** The walk's frame stacks: the source container (also the cycle path), its copy, its keys, its length, the next slot. */
+interface Frames {
+  readonly srcs: object[]
+  readonly dsts: (object | null)[]
+  readonly keyLists: string[][]
+  readonly lens: number[]
+  readonly idx: number[]
+}
+
+const newFrames = (): Frames => ({ srcs: [], dsts: [], keyLists: [], lens: [], idx: [] })
+/** Reused by every walk that is not nested in another (a getter may start one): no allocation per call. */
+const shared = newFrames()
+let sharedBusy = false
+
 /**
- * The one lossless-JSON walk, depth first in JSON.stringify order. With `copy` it builds plain copies, freezing each
- * (with `doFreeze`) as soon as its slots are filled; otherwise it only validates. Returns the copy or `value`, or FAIL.
+ * The one lossless-JSON walk (01 §3.2), depth first in JSON.stringify order: `value` validated and, with `copy`, a
+ * plain copy built (arrays exactly sized and filled by index, strings shared), each container frozen as soon as its
+ * slots are filled when `doFreeze`. Returns the copy, `value` (validation only) or NOT_JSON.
  */
 function walk(value: unknown, level: number, copy: boolean, doFreeze: boolean): unknown {
-  if (typeof value !== 'object' || value === null) return isLosslessScalar(value) ? value : FAIL
-  if (level > MAX_JSON_LEVEL) return FAIL
+  if (typeof value !== 'object' || value === null) return isLosslessScalar(value) ? value : NOT_JSON
+  if (level > MAX_JSON_LEVEL) return NOT_JSON
+  if (sharedBusy) return walkFrames(value, level, copy, doFreeze, newFrames())
+  sharedBusy = true
+  try {
+    return walkFrames(value, level, copy, doFreeze, shared)
+  } finally {
+    sharedBusy = false
+  }
+}
+
+function walkFrames(value: object, level: number, copy: boolean, doFreeze: boolean, frames: Frames): unknown {
+  const { srcs, dsts, keyLists, lens, idx } = frames
   const rootKeys = shapeOf(value)
-  if (rootKeys === undefined) return FAIL
+  if (rootKeys === undefined) return NOT_JSON
   const rootLen = rootKeys === BY_INDEX ? (value as unknown[]).length : rootKeys.length
-  if (rootKeys === BY_INDEX && ownNames(value).length !== rootLen + 1) return FAIL
-  const root: object | null = copy ? (rootKeys === BY_INDEX ? [] : {}) : null
-  // Frames: the source container (also the cycle path), its copy, its keys, its length and the next slot.
-  const srcs: object[] = [value]
-  const dsts: (object | null)[] = [root]
-  const keyLists: string[][] = [rootKeys]
-  const lens: number[] = [rootLen]
-  const idx: number[] = [0]
+  const root: object | null = copy ? (rootKeys === BY_INDEX ? new Array<unknown>(rootLen) : {}) : null
+  srcs[0] = value
+  dsts[0] = root
+  keyLists[0] = rootKeys
+  lens[0] = rootLen
+  idx[0] = 0
   let sp = 1
-  outer: while (sp > 0) {
-    const top = sp - 1
-    const src = srcs[top] as Record<string, unknown> & unknown[]
-    const dst = dsts[top] as (Record<string, unknown> & unknown[]) | null
-    const keys = keyLists[top] as string[]
-    const byIndex = keys === BY_INDEX
-    const len = lens[top] as number
-    let i = idx[top] as number
-    while (i < len) {
-      const key = byIndex ? i : (keys[i] as string)
-      const v: unknown = src[key as never]
-      i++
-      if (typeof v !== 'object' || v === null) {
-        if (!isLosslessScalar(v)) return FAIL
-        if (dst !== null) store(dst, byIndex, key, v)
+  try {
+    while (sp > 0) {
+      const top = sp - 1
+      const src = srcs[top] as Record<string, unknown> & unknown[]
+      const dst = dsts[top] as (Record<string, unknown> & unknown[]) | null
+      const keys = keyLists[top] as string[]
+      const len = lens[top] as number
+      let i = idx[top] as number
+      let v: unknown
+      // Fill scalars in place; stop at the first container, which becomes the next frame.
+      if (keys === BY_INDEX) {
+        for (; i < len; i++) {
+          v = src[i]
+          if (typeof v === 'object' && v !== null) break
+          if (!isLosslessScalar(v)) return NOT_JSON
+          if (dst !== null) dst[i] = v
+        }
+      } else {
+        for (; i < len; i++) {
+          const key = keys[i] as string
+          v = src[key]
+          if (typeof v === 'object' && v !== null) break
+          if (!isLosslessScalar(v)) return NOT_JSON
+          if (dst !== null) storeKey(dst, key, v)
+        }
+      }
+      if (i === len) {
+        if (doFreeze && dst !== null) freeze(dst)
+        srcs[top] = BY_INDEX // drop the references: the stacks outlive the walk
+        dsts[top] = null
+        sp = top
         continue
       }
-      if (level + sp > MAX_JSON_LEVEL) return FAIL
-      for (let j = 0; j < sp; j++) if (srcs[j] === v) return FAIL
-      const childKeys = shapeOf(v)
-      if (childKeys === undefined) return FAIL
-      let childLen: number
-      if (childKeys === BY_INDEX) {
-        childLen = (v as unknown[]).length
-        if (ownNames(v).length !== childLen + 1) return FAIL
-      } else {
-        childLen = childKeys.length
-      }
-      idx[top] = i
-      let child: object | null = null
+      const child = v as object
+      if (level + sp > MAX_JSON_LEVEL) return NOT_JSON
+      for (let j = 0; j < sp; j++) if (srcs[j] === child) return NOT_JSON
+      const childKeys = shapeOf(child)
+      if (childKeys === undefined) return NOT_JSON
+      const childLen = childKeys === BY_INDEX ? (child as unknown[]).length : childKeys.length
+      let childCopy: object | null = null
       if (dst !== null) {
-        child = childKeys === BY_INDEX ? [] : {}
-        store(dst, byIndex, key, child)
+        childCopy = childKeys === BY_INDEX ? new Array<unknown>(childLen) : {}
+        if (keys === BY_INDEX) dst[i] = childCopy
+        else storeKey(dst, keys[i] as string, childCopy)
       }
-      srcs[sp] = v
-      dsts[sp] = child
+      idx[top] = i + 1
+      srcs[sp] = child
+      dsts[sp] = childCopy
       keyLists[sp] = childKeys
       lens[sp] = childLen
       idx[sp] = 0
       sp++
-      continue outer
     }
-    if (doFreeze && dst !== null) freeze(dst)
-    sp = top
+  } finally {
+    for (let j = 0; j < sp; j++) {
+      srcs[j] = BY_INDEX
+      dsts[j] = null
+    }
   }
   return copy ? root : value
 }
 
-function store(dst: Record<string, unknown> & unknown[], byIndex: boolean, key: string | number, v: unknown): void {
-  if (byIndex) dst.push(v)
-  else if (key === '__proto__') Object.defineProperty(dst, key, { value: v, enumerable: true, writable: true, configurable: true })
-  else dst[key as string] = v
+/** Store `v` at `key` of an object copy; an own `__proto__` key stays an own data property. */
+function storeKey(dst: Record<string, unknown>, key: string, v: unknown): void {
+  if (key === '__proto__') Object.defineProperty(dst, key, { value: v, enumerable: true, writable: true, configurable: true })
+  else dst[key] = v
 }
 
 /** True iff `value` is lossless JSON (01 §3.2), validated in place without copying; a throwing getter propagates. */
 export function isJsonValue(value: unknown): boolean {
-  return walk(value, 1, false, false) !== FAIL
+  return walk(value, 1, false, false) !== NOT_JSON
 }
 
 /** @internal `isJsonValue` for a value found at `level` (an event is level 1, its `data` level 2). */
 export function isJsonValueAt(value: unknown, level: number): boolean {
-  return walk(value, level, false, false) !== FAIL
+  return walk(value, level, false, false) !== NOT_JSON
 }
 
 /**
@@ -170,16 +215,15 @@ export function isJsonValueAt(value: unknown, level: number): boolean {
  */
 export function snapshotJsonValue<T>(value: T): T | undefined {
   const out = walk(value, 1, true, false)
-  return out === FAIL ? undefined : (out as T)
+  return out === NOT_JSON ? undefined : (out as T)
 }
 
 /**
- * @internal Validate, copy and deep-freeze `value` (found at `level`) in one walk: `{ value: copy }`, or `undefined`
- * when it is not lossless JSON. Strings are shared; scalars are returned as is.
+ * @internal Validate, copy and deep-freeze `value` (found at `level`) in one walk: the frozen copy, or NOT_JSON when
+ * it is not lossless JSON. Strings are shared; scalars are returned as is.
  */
-export function snapshotFrozen(value: unknown, level: number): { value: unknown } | undefined {
-  const out = walk(value, level, true, true)
-  return out === FAIL ? undefined : { value: out }
+export function snapshotFrozen(value: unknown, level: number): unknown {
+  return walk(value, level, true, true)
 }
 
 /**

@@ -45,6 +45,13 @@ function arrayOf(element: Check, nonEmptyArray = false): Check {
   }
 }
 
+/** The number of keys a for-in over `v` visits: its own keys, plus any enumerable key a polluted prototype adds. */
+function enumerableKeyCount(v: Obj): number {
+  let n = 0
+  for (const _ in v) n++
+  return n
+}
+
 interface Field { readonly key: string; readonly check: Check; readonly optional: boolean }
 /** A field spec: `['key', check]` is required, `['key?', check]` optional. */
 type FieldSpec = readonly [string, Check]
@@ -76,9 +83,9 @@ function obj(specs: readonly FieldSpec[], options: ObjOptions = {}): Check {
       const p = after(v)
       if (p !== undefined) return p
     }
-    if (!open) {
-      const keys = Object.keys(v)
-      if (keys.length !== present) for (const k of keys) if (!known.has(k)) return `.${k} is not allowed`
+    // for-in counts without allocating; only a mismatch lists the own keys to name the first unknown one.
+    if (!open && enumerableKeyCount(v) !== present) {
+      for (const k of Object.keys(v)) if (!known.has(k)) return `.${k} is not allowed`
     }
     return undefined
   }
@@ -213,11 +220,45 @@ const PAYLOADS: { readonly [K in CoreEventType]: Check } = {
 }
 const payloadTable = new Map<string, Check>(Object.entries(PAYLOADS))
 
+// ------------------------------------------------------------------------------------------------------------------
+// The streaming fast path: most events of a live log are one-token `assistant/chunk` deltas
+
+/**
+ * True only for a valid `assistant/chunk` payload whose chunk is a `text-delta`, `reasoning-delta` or
+ * `tool-call-delta` (the same rules as the table, checked with direct reads). Anything else, valid or not, returns
+ * false and goes through the table, which alone produces messages.
+ */
+function isStreamingDelta(d: unknown): boolean {
+  if (!isObj(d)) return false
+  const { turn, step, chunk } = d
+  if (!isSafeInt(turn) || turn <= 0 || !isSafeInt(step) || step <= 0 || !isObj(chunk)) return false
+  const { type, index } = chunk
+  if (!isSafeInt(index) || index < 0) return false
+  if (type === 'text-delta' || type === 'reasoning-delta') {
+    if (typeof chunk.text !== 'string') return false
+  } else if (type === 'tool-call-delta') {
+    const { name } = chunk
+    if (typeof chunk.id !== 'string' || (name !== undefined && typeof name !== 'string') || typeof chunk.argumentsDelta !== 'string') {
+      return false
+    }
+  } else {
+    return false
+  }
+  // No key besides turn, step and chunk (the chunk itself is open); for-in counts without allocating.
+  let keys = 0
+  for (const key in d) {
+    if (key !== 'turn' && key !== 'step' && key !== 'chunk') return false
+    keys++
+  }
+  return keys === 3
+}
+
 /**
  * The full 01 §2.3 message for an invalid payload (`event "user/message": data.id is required`), or `undefined`.
  * Plugin types accept any lossless JSON. `data` must already be lossless JSON.
  */
 export function payloadProblem(type: string, data: unknown): string | undefined {
+  if (type === 'assistant/chunk' && isStreamingDelta(data)) return undefined
   const check = payloadTable.get(type)
   if (check === undefined) return undefined
   const p = check(data)

@@ -3,30 +3,40 @@
  * contracts (§5.3), then the restore marker (§5.4). Three admission modes share the per-event pipeline.
  */
 
+import { takeDecodedRun } from './codec.ts'
 import { assertNever, printValue, SessionError, seedError } from './errors.ts'
 import { assertSessionId, SESSION_FORMAT_VERSION, snapshotHeader } from './header.ts'
-import { freezeParsed, isJsonValue, snapshotFrozen } from './json.ts'
+import { freezeParsed, isJsonValue, NOT_JSON, snapshotFrozen } from './json.ts'
+import { LogIndex } from './log-index.ts'
 import { planSurface, SurfaceState } from './surface.ts'
 import type {
-  RequestContext, RequestHeader, RestoreInit, SessionEvent, SessionHeader, SessionId, SessionInit, SessionMeta,
-  SessionSeedEventState, SessionSurface,
+  RestoreInit, SessionEvent, SessionHeader, SessionId, SessionInit, SessionMeta, SessionSeedEventState,
 } from './types.ts'
 import { contentProblem, envelopeProblem } from './validate.ts'
 
 /** How seed events are admitted: copied (`snapshot`), frozen in place (`detached`) or taken as is (`shared-frozen`). */
 export type SeedMode = 'snapshot' | SessionSeedEventState
 
+/**
+ * @internal What a live fork takes from its parent at the cut `b` (see `Session.forkPrefix`): the parent's own frozen
+ * events `0..b` in a fresh array the child takes over, their surface (`undefined`: replay their recorded ops) and
+ * the landmark index of those events.
+ */
+export interface ForkPrefix {
+  readonly events: SessionEvent[]
+  readonly surface: SurfaceState | undefined
+  readonly index: LogIndex
+}
+
 /** @internal The inputs of `Session.fromShared` (a live fork child). */
 export interface SharedSessionInit {
   /** The child header; validated and frozen like any other. */
   readonly header: SessionHeader
-  /** The parent's own frozen events `0..b`, taken with no check. */
-  readonly prefix: readonly SessionEvent[]
+  /** The parent's prefix, taken with no check. */
+  readonly prefix: ForkPrefix
   /** The marker and closers; they get the full §5.2 checks. */
   readonly tail: readonly SessionEvent[]
   readonly inheritedEventCount: number
-  /** The surface after the prefix, when the caller knows it; otherwise the prefix's recorded ops are replayed. */
-  readonly prefixSurface?: SessionSurface
 }
 
 /** Everything a `Session` is made of. */
@@ -34,10 +44,9 @@ export interface BuiltSession {
   header: SessionHeader
   log: SessionEvent[]
   surface: SurfaceState
+  index: LogIndex
   firstLiveSeq: number
   inheritedEventCount: number
-  requestHeader: RequestHeader | undefined
-  requestContext: RequestContext | undefined
 }
 
 /**
@@ -50,8 +59,8 @@ export function nextEventTime(log: readonly SessionEvent[]): number {
   return last !== undefined && last.time > now ? last.time : now
 }
 
-function blank(header: SessionHeader, log: SessionEvent[] = [], surface = new SurfaceState()): BuiltSession {
-  return { header, log, surface, firstLiveSeq: 0, inheritedEventCount: 0, requestHeader: undefined, requestContext: undefined }
+function blank(header: SessionHeader, log: SessionEvent[] = [], surface = new SurfaceState(), index = new LogIndex()): BuiltSession {
+  return { header, log, surface, index, firstLiveSeq: 0, inheritedEventCount: 0 }
 }
 
 /** The `SessionMeta` keys, in `SessionHeader` field order (§6.1 step 3). */
@@ -104,29 +113,27 @@ export function buildRestored(id: SessionId, init: RestoreInit): BuiltSession {
   finish(built, init.seed.length, init.inheritedEventCount)
   const log = built.log
   if (log[log.length - 1]?.type !== 'session/end-seed') {
-    log.push(Object.freeze({ type: 'session/end-seed', seq: log.length, time: nextEventTime(log), data: Object.freeze({}) }))
+    const marker = Object.freeze({ type: 'session/end-seed', seq: log.length, time: nextEventTime(log), data: Object.freeze({}) })
+    log.push(marker)
+    built.index.add(marker)
   }
   return built
 }
 
-/** `Session.fromShared`: the prefix is shared as is, its surface given or replayed; the tail is snapshotted. */
+/**
+ * `Session.fromShared`: the prefix is taken over as is (no check, no copy), its surface given or replayed from the
+ * recorded ops (01 §7: after a replace the prefix must be folded); only the tail is admitted (mode `snapshot`).
+ */
 export function buildShared(id: SessionId, init: SharedSessionInit): BuiltSession {
   assertSessionId(id)
   const header = snapshotHeader(init.header, id)
-  const log = Array.from(init.prefix)
-  let surface: SurfaceState
-  if (init.prefixSurface !== undefined) {
-    surface = new SurfaceState(Array.from(init.prefixSurface.nodes), init.prefixSurface.replaceGeneration)
-  } else {
+  const { events: log, index } = init.prefix
+  let surface = init.prefix.surface
+  if (surface === undefined) {
     surface = new SurfaceState()
     for (const event of log) surface.applyRecorded(event)
   }
-  const built = blank(header, log, surface)
-  for (let i = log.length - 1; i >= 0 && (built.requestHeader === undefined || built.requestContext === undefined); i--) {
-    const event = log[i]!
-    if (event.type === 'request/header') built.requestHeader ??= event.data.header
-    else if (event.type === 'request/context') built.requestContext ??= event.data
-  }
+  const built = blank(header, log, surface, index)
   admitSeed(built, init.tail, 'snapshot', log.length)
   finish(built, log.length, init.inheritedEventCount)
   return built
@@ -137,6 +144,13 @@ function admitSeed(built: BuiltSession, seed: readonly unknown[], mode: SeedMode
   if (!Array.isArray(seed)) throw new SessionError('INVALID_SEED', 'seed must be an array')
   for (let i = 0; i < seed.length; i++) {
     const index = offset + i
+    if (mode !== 'snapshot') {
+      const run = takeDecodedRun(seed[i])
+      if (run !== undefined && admitDecodedRun(built, seed, i, index, run)) {
+        i += run.length - 1
+        continue
+      }
+    }
     const event = admitEvent(seed[i], mode, index)
     let plan
     try {
@@ -148,9 +162,43 @@ function admitSeed(built: BuiltSession, seed: readonly unknown[], mode: SeedMode
     }
     built.log.push(event)
     if (plan !== null) built.surface.apply(plan)
-    if (event.type === 'request/header') built.requestHeader = event.data.header
-    else if (event.type === 'request/context') built.requestContext = event.data
+    built.index.add(event)
   }
+}
+
+const isLosslessNumber = (n: number): boolean => n - n === 0 && (n !== 0 || 1 / n > 0)
+
+/**
+ * Admit the members of one decoded chunk row (`takeDecodedRun`) at `seed[i…]` in one step, when that is exactly what
+ * §5.2 would do member by member; otherwise admit nothing and return false (the caller then runs §5.2 per entry, which
+ * reports the exact failure). Core built the members frozen, with exact envelope keys, contiguous non-negative
+ * safe-integer seqs, safe-integer times and one shared kind, `turn`, `step` and `index`; so per row it remains to check
+ * that the caller handed these very objects, the first seq, each time's sign, the shared numbers (lossless: no `-0`)
+ * and the first member's content and surface plan, which hold for every member (only the fragment string differs).
+ */
+function admitDecodedRun(built: BuiltSession, seed: readonly unknown[], i: number, index: number, run: readonly SessionEvent[]): boolean {
+  const n = run.length
+  if (i + n > seed.length) return false
+  for (let k = 0; k < n; k++) {
+    if (seed[i + k] !== run[k]) return false
+    const time = run[k]!.time
+    if (!(time > 0 || (time === 0 && 1 / time > 0))) return false
+  }
+  const first = run[0] as SessionEvent<'assistant/chunk'>
+  const { turn, step, chunk } = first.data
+  if (first.seq !== index || !isLosslessNumber(turn) || !isLosslessNumber(step) || !isLosslessNumber((chunk as { readonly index: number }).index)) return false
+  if (contentProblem(first) !== undefined) return false
+  try {
+    if (planSurface(built.surface, built.log, first) !== null) return false
+  } catch {
+    return false
+  }
+  const { log, index: landmarks } = built
+  for (let k = 0; k < n; k++) {
+    log.push(run[k]!)
+    landmarks.add(run[k]!)
+  }
+  return true
 }
 
 /** §5.2 steps 1–3 for one entry: lossless (per mode), envelope, contiguity. */
@@ -158,9 +206,8 @@ function admitEvent(value: unknown, mode: SeedMode, index: number): SessionEvent
   let event = value
   switch (mode) {
     case 'snapshot': {
-      const snapshot = snapshotFrozen(value, 1)
-      if (snapshot === undefined) throw seedError('NOT_JSON', 'is not lossless JSON', index)
-      event = snapshot.value
+      event = snapshotFrozen(value, 1)
+      if (event === NOT_JSON) throw seedError('NOT_JSON', 'is not lossless JSON', index)
       break
     }
     case 'shared-frozen':

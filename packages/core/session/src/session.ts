@@ -7,11 +7,12 @@
 import { DerivedMessages } from './derive.ts'
 import { printValue, SessionError } from './errors.ts'
 import { eventsView } from './events-view.ts'
-import { snapshotFrozen } from './json.ts'
+import { NOT_JSON, snapshotFrozen } from './json.ts'
+import type { LogIndex } from './log-index.ts'
 import { callContained, type Listener, type Warner } from './notify.ts'
 import { payloadProblem } from './payload.ts'
 import {
-  buildCreated, buildRestored, buildShared, type BuiltSession, nextEventTime, type SharedSessionInit,
+  buildCreated, buildRestored, buildShared, type BuiltSession, type ForkPrefix, nextEventTime, type SharedSessionInit,
 } from './seed.ts'
 import { planSurface, type SurfacePlan } from './surface.ts'
 import type {
@@ -68,10 +69,9 @@ export class Session {
 
   private readonly log: SessionEvent[]
   private readonly surfaceState: BuiltSession['surface']
+  private readonly index: LogIndex
   private readonly derived = new DerivedMessages()
   private view: readonly SessionEvent[] | undefined = undefined
-  private lastRequestHeader: RequestHeader | undefined
-  private lastRequestContext: RequestContext | undefined
 
   private constructor(built: BuiltSession) {
     this.id = built.header.id
@@ -80,8 +80,7 @@ export class Session {
     this.inheritedEventCount = built.inheritedEventCount
     this.log = built.log
     this.surfaceState = built.surface
-    this.lastRequestHeader = built.requestHeader
-    this.lastRequestContext = built.requestContext
+    this.index = built.index
   }
 
   /**
@@ -104,8 +103,8 @@ export class Session {
   }
 
   /**
-   * @internal Build a fork child around `prefix`, the parent's own frozen events taken with no check; only `tail`
-   * (marker and closers) gets the §5.2 checks. `prefixSurface`, when given, is the surface after the prefix.
+   * @internal Build a fork child around `prefix` (from the parent's `forkPrefix`), whose events are taken with no
+   * check or copy; only `tail` (marker and closers) gets the §5.2 checks.
    * @throws SessionError as `create`.
    */
   static fromShared(id: SessionId, init: SharedSessionInit): Session {
@@ -135,12 +134,12 @@ export class Session {
 
   /** The `header` of the latest `request/header`, frozen, or `undefined`. */
   requestHeader(): RequestHeader | undefined {
-    return this.lastRequestHeader
+    return this.index.requestHeader(this.log)
   }
 
   /** The data of the latest `request/context`, frozen, or `undefined`. */
   requestContext(): RequestContext | undefined {
-    return this.lastRequestContext
+    return this.index.requestContext(this.log)
   }
 
   /**
@@ -231,9 +230,8 @@ export class Session {
       if (ignorable !== true) throw invalidEvent(type, 'ignorable must be true when present')
       if (isSurfaceType(type)) throw invalidEvent(type, 'surface events cannot be ignorable')
     }
-    const snapshot = snapshotFrozen(data, 2)
-    if (snapshot === undefined) throw new SessionError('NOT_JSON', `event "${type}": data is not lossless JSON`)
-    const value = snapshot.value
+    const value = snapshotFrozen(data, 2)
+    if (value === NOT_JSON) throw new SessionError('NOT_JSON', `event "${type}": data is not lossless JSON`)
     if (surfaceOp !== undefined && surfaceOp !== 'append') surfaceOp = snapshotMeta(type, surfaceOp)
     if (sources !== undefined) sources = snapshotMeta(type, sources)
     const log = this.log
@@ -259,30 +257,38 @@ export class Session {
     return event as SessionEvent
   }
 
-  /** Step 9: push, apply the surface plan, drop the view and advance the request folds. Cannot fail. */
+  /** Step 9: push, apply the surface plan, drop the view and index the event. Cannot fail. */
   private commit(event: SessionEvent, plan: SurfacePlan | null): void {
     this.log.push(event)
     if (plan !== null) this.surfaceState.apply(plan)
     this.view = undefined
-    if (event.type === 'request/header') this.lastRequestHeader = event.data.header
-    else if (event.type === 'request/context') this.lastRequestContext = event.data
+    this.index.add(event)
   }
 
-  /** @internal The index of the first seed event (below `firstLiveSeq`) that matches `predicate`, or -1. */
-  findSeedEvent(predicate: (event: SessionEvent) => boolean): number {
-    const log = this.log
-    for (let i = 0; i < this.firstLiveSeq; i++) if (predicate(log[i]!)) return i
-    return -1
+  /**
+   * @internal The index of the first seed event (below `firstLiveSeq`) that is not ignorable and whose type `isKnown`
+   * rejects, or -1 (01 §6.1 step 4); O(distinct types), from the log index.
+   */
+  firstUnknownSeedEvent(isKnown: (type: string) => boolean): number {
+    return this.index.firstUnknownRequired(this.firstLiveSeq, isKnown)
   }
 
-  /** @internal The first `end` stored events as a plain array (the parent's frozen objects), for a live fork. */
+  /** @internal The first `end` stored events as a plain array (the same frozen objects), e.g. for bulk reads. */
   sharedPrefix(end: number): SessionEvent[] {
     return this.log.slice(0, end)
+  }
+
+  /**
+   * @internal What a live fork at `b` (a seq of this log) takes over: one slice of the log, the surface after `b` when
+   * no replace happened (else the child folds), and the log index up to `b`; no walk of the events.
+   */
+  forkPrefix(b: number): ForkPrefix {
+    return { events: this.log.slice(0, b + 1), surface: this.surfaceState.prefix(b), index: this.index.prefix(b) }
   }
 }
 
 function snapshotMeta(type: string, value: unknown): unknown {
-  const snapshot = snapshotFrozen(value, 2)
-  if (snapshot === undefined) throw new SessionError('NOT_JSON', `event "${type}": surface metadata is not lossless JSON`)
-  return snapshot.value
+  const copy = snapshotFrozen(value, 2)
+  if (copy === NOT_JSON) throw new SessionError('NOT_JSON', `event "${type}": surface metadata is not lossless JSON`)
+  return copy
 }

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import { type Context, type EventsService, symbols } from '@deepseek-ai/cordis'
 import { printValue, SessionError } from './errors.ts'
+import { originalListener } from './listeners.ts'
 import { callContained, type Listener, logRejection } from './notify.ts'
 import type { Session, SessionEventCheck, SessionHub, SessionLink } from './session.ts'
 import type { SessionEvent, SessionId } from './types.ts'
@@ -31,8 +32,12 @@ export class StoreCore implements SessionHub {
   private checkList: readonly SessionEventCheck[] = []
   private readonly registered = new Map<string, number>()
   private readonly events: EventsService
+  /** The hook callbacks `eventListeners` was built from, to tell when Cordis's hook list changed. */
+  private eventHooks: readonly Listener[] = NO_LISTENERS
   private eventListeners: readonly Listener[] = NO_LISTENERS
   private readonly logger: { warn(format: string, ...args: unknown[]): void }
+  /** The last core type looked up (core types never stop being known): a run of them skips the set lookup. */
+  private lastCoreType = 'turn/start'
 
   constructor(ctx: Context) {
     const events = ctx.root.events
@@ -43,7 +48,12 @@ export class StoreCore implements SessionHub {
   }
 
   isKnownEventType(type: string): boolean {
-    return isCoreEventType(type) || this.registered.has(type)
+    if (type === this.lastCoreType) return true
+    if (isCoreEventType(type)) {
+      this.lastCoreType = type
+      return true
+    }
+    return this.registered.has(type)
   }
 
   checks(): readonly SessionEventCheck[] {
@@ -52,8 +62,9 @@ export class StoreCore implements SessionHub {
 
   /**
    * Cordis dispatch, with a cheap path for the append hot loop: while nothing listens to `internal/dispatch`,
-   * dispatch would only return every `session/event` hook (a session carries no context filter), so the callbacks
-   * are taken straight from the hook list, cached until that list changes. Callers invoke them with `this = session`.
+   * dispatch would only return every `session/event` hook (a session carries no context filter), so the listeners
+   * are taken straight from the hook list, cached until that list changes, each as its original callback when
+   * `listeners.ts` knows it (the same call without Cordis's tracing proxy). Callers invoke them with `this = session`.
    */
   resolveEventListeners(session: Session, event: SessionEvent): readonly Listener[] {
     const hooks = this.events._hooks
@@ -63,11 +74,18 @@ export class StoreCore implements SessionHub {
     }
     const list = hooks['session/event']
     if (list === undefined || list.length === 0) return NO_LISTENERS
-    const cached = this.eventListeners
-    let same = cached.length === list.length
-    for (let i = 0; same && i < list.length; i++) same = cached[i] === list[i]!.callback
-    if (same) return cached
-    return this.eventListeners = Object.freeze(list.map(hook => hook.callback))
+    const seen = this.eventHooks
+    let same = seen.length === list.length
+    for (let i = 0; same && i < list.length; i++) same = seen[i] === list[i]!.callback
+    if (same) return this.eventListeners
+    const callbacks: Listener[] = []
+    const listeners: Listener[] = []
+    for (const hook of list) {
+      callbacks.push(hook.callback)
+      listeners.push(originalListener(hook.callback))
+    }
+    this.eventHooks = callbacks
+    return this.eventListeners = Object.freeze(listeners)
   }
 
   warn(text: string): void {
@@ -118,7 +136,7 @@ export class StoreCore implements SessionHub {
    * @throws SessionError `UNKNOWN_EVENT_TYPE` with the seed prefix and `index`.
    */
   assertKnownSeed(session: Session): void {
-    const i = session.findSeedEvent(event => event.ignorable !== true && !this.isKnownEventType(event.type))
+    const i = session.firstUnknownSeedEvent(type => this.isKnownEventType(type))
     if (i >= 0) throw unknownEventTypeError(session.events[i]!.type, i)
   }
 

@@ -8,6 +8,7 @@
 import { type Context, Service } from '@deepseek-ai/cordis'
 import { forkLive } from './fork.ts'
 import { assertSessionId } from './header.ts'
+import { trackListenerOriginals } from './listeners.ts'
 import { headerFromMeta } from './seed.ts'
 import { Session, type SessionEventCheck } from './session.ts'
 import { StoreCore } from './store-core.ts'
@@ -43,6 +44,7 @@ export default class SessionStore extends Service {
   constructor(ctx: Context) {
     super(ctx, 'sessions')
     const core = this.core = new StoreCore(ctx)
+    ctx.effect(() => trackListenerOriginals(ctx), 'sessions.listeners')
     ctx.effect(() => () => core.detachAll(), 'sessions.detachAll')
   }
 

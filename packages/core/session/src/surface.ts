@@ -4,6 +4,7 @@
  */
 
 import { SessionError } from './errors.ts'
+import { countAtOrBefore } from './log-index.ts'
 import type { FoldedSurface, SessionEvent, SessionSurface, SurfaceEvent } from './types.ts'
 import { surfaceMetaProblem } from './validate.ts'
 import { isSurfaceType } from './vocabulary.ts'
@@ -56,6 +57,16 @@ export class SurfaceState {
       this.replaceGeneration++
     }
     this.view = undefined
+  }
+
+  /**
+   * The surface after the events `0..b` when it can be read off this one (BENCHMARKS.md: a fork with no replace so
+   * far): the nodes are then ascending append seqs, so the prefix's are those `<= b` (binary search, one slice).
+   * `undefined` once a replace happened: the prefix must be folded.
+   */
+  prefix(b: number): SurfaceState | undefined {
+    if (this.replaceGeneration !== 0) return undefined
+    return new SurfaceState(this.nodes.slice(0, countAtOrBefore(this.nodes, b)), 0)
   }
 
   /**

@@ -34,13 +34,18 @@ export function isSurfaceType(type: string): type is SurfaceEventType {
 const TYPE_NAME = /^[a-z0-9][a-z0-9_-]*(\/[a-z0-9][a-z0-9_-]*)+$/
 /** Names already matched, so the append hot path skips the regular expression (bounded: plugins add few types). */
 const knownGoodNames = new Set<string>()
+/** The last name that passed: a run of same-type appends (streamed chunks) skips even the set lookup. */
+let lastGoodName = 'turn/start'
 
 /** True iff `type` is a string matching the event type grammar of 01 §2.2 (it always contains a `/`). */
 export function isValidEventTypeName(type: unknown): boolean {
+  if (type === lastGoodName) return true
   if (typeof type !== 'string') return false
-  if (knownGoodNames.has(type)) return true
-  if (!TYPE_NAME.test(type)) return false
-  if (knownGoodNames.size < 4096) knownGoodNames.add(type)
+  if (!knownGoodNames.has(type)) {
+    if (!TYPE_NAME.test(type)) return false
+    if (knownGoodNames.size < 4096) knownGoodNames.add(type)
+  }
+  lastGoodName = type
   return true
 }
 

@@ -255,6 +255,99 @@ describe('live fork', () => {
     expect(store.list().map(s => s.id)).toEqual(['P', 'C'])
   })
 
+  it('S-115 S-114 exotic sources, boundaries and child ids get their §7 codes, never a TypeError', () => {
+    const parent = store.create(P)
+    closedTurn(parent, 1)
+    const exotic = Object.create(null) as never
+    expectError(() => store.fork(exotic), SessionForkError, 'SESSION_NOT_FOUND', 'session "[object Object]" not found')
+    expectError(() => store.fork({ id: Object.create(null) } as never), SessionForkError, 'SESSION_NOT_FOUND',
+      'session "[object Object]" not found')
+    expectError(() => store.fork(null as never), SessionForkError, 'SESSION_NOT_FOUND', 'session "null" not found')
+    expectError(() => store.fork(undefined as never), SessionForkError, 'SESSION_NOT_FOUND', 'session "undefined" not found')
+    const badBoundary = 'fork boundary must be a non-negative safe integer, got '
+    expectError(() => store.fork(parent, exotic), SessionForkError, 'INVALID_BOUNDARY', `${badBoundary}[object Object]`)
+    expectError(() => store.fork(parent, Symbol('b') as never), SessionForkError, 'INVALID_BOUNDARY', `${badBoundary}Symbol(b)`)
+    expectError(() => store.fork(parent, 1n as never), SessionForkError, 'INVALID_BOUNDARY', `${badBoundary}1`)
+    expectError(() => store.fork(parent, null as never), SessionForkError, 'INVALID_BOUNDARY', `${badBoundary}null`)
+    expectError(() => forkSeed(parent.header, parent.events, exotic), SessionForkError, 'INVALID_BOUNDARY', `${badBoundary}[object Object]`)
+    expectError(() => store.fork(parent, 0, exotic), SessionError, 'INVALID_SESSION_ID', 'invalid session id "[object Object]"')
+    expect(store.list()).toEqual([parent])
+  })
+
+  it('runs the known-type lookup over the shared prefix: a type unregistered since is refused at its first index', () => {
+    const unregister = store.registerEventType('plugin/t')
+    const parent = store.create(P)
+    add(parent, 'plugin/u', {}, { ignorable: true })
+    add(parent, 'plugin/t', {}, { ignorable: true })
+    add(parent, 'plugin/t', { n: 1 })
+    add(parent, 'plugin/t', { n: 2 })
+    unregister()
+    expect(store.fork(parent, 1, SessionId('early')).seq).toBe(3)
+    const error = catchError(() => store.fork(parent, 3, SessionId('late'))) as SessionError
+    expect({ code: error.code, message: error.message, index: error.index }).toEqual({
+      code: 'UNKNOWN_EVENT_TYPE', index: 2,
+      message: 'seed event at index 2: event type "plugin/t" is not registered with the session store; register it or mark the event ignorable',
+    })
+    expect(store.get(SessionId('late'))).toBeUndefined()
+  })
+
+  it('a log without turns forks with no closers; a cut mid-turn far from its start closes that turn', () => {
+    const parent = store.create(P)
+    store.registerEventType('plugin/x')
+    for (let i = 0; i < 50; i++) add(parent, 'plugin/x', { i })
+    expect(store.fork(parent, 49).events.slice(50).map(e => e.type)).toEqual(['session/end-seed'])
+    add(parent, 'turn/start', { turn: 1 })
+    for (let i = 0; i < 50; i++) add(parent, 'plugin/x', { i })
+    const child = store.fork(parent)
+    expect(child.events.slice(101).map(e => [e.seq, e.type])).toEqual([[101, 'session/end-seed'], [102, 'turn/end']])
+  })
+
+  it('does no per-event work on the prefix: one slice of the log, one type lookup per distinct type', () => {
+    const parent = store.create(P)
+    store.registerEventType('plugin/x')
+    for (let turn = 1; turn <= 40; turn++) {
+      closedTurn(parent, turn)
+      for (let i = 0; i < 100; i++) add(parent, 'plugin/x', { i })
+    }
+    const LONG = 1000
+    const proto = Array.prototype as unknown as Record<PropertyKey, (...args: unknown[]) => unknown>
+    const originals = { slice: proto['slice']!, concat: proto['concat']!, iterator: proto[Symbol.iterator]!, from: Array.from }
+    const counts = { slice: 0, concat: 0, iterator: 0, from: 0 }
+    const isLong = (value: unknown): boolean => Array.isArray(value) && value.length >= LONG
+    // Copies are counted by the length of what they produce or read; a short slice of the long log is fine.
+    proto['slice'] = function (this: unknown, ...args: unknown[]) {
+      const out = originals.slice.apply(this, args)
+      if (isLong(out)) counts.slice++
+      return out
+    }
+    proto['concat'] = function (this: unknown, ...args: unknown[]) {
+      if (isLong(this)) counts.concat++
+      return originals.concat.apply(this, args)
+    }
+    proto[Symbol.iterator] = function (this: unknown) {
+      if (isLong(this)) counts.iterator++
+      return originals.iterator.call(this)
+    }
+    Array.from = function (this: unknown, ...args: unknown[]) {
+      if (isLong(args[0])) counts.from++
+      return (originals.from as (...a: unknown[]) => unknown).apply(this, args)
+    } as typeof Array.from
+    const lookups = vi.spyOn(store.core, 'isKnownEventType')
+    let child: Session
+    try {
+      child = store.fork(parent, 3000)
+    } finally {
+      proto['slice'] = originals.slice
+      proto['concat'] = originals.concat
+      proto[Symbol.iterator] = originals.iterator
+      Array.from = originals.from
+    }
+    expect(counts).toEqual({ slice: 1, concat: 0, iterator: 0, from: 0 })
+    expect(lookups.mock.calls.length).toBeLessThanOrEqual(8)
+    expect(child.events.length).toBe(3002)
+    expect(child.events[3000]).toBe(parent.events[3000])
+  })
+
   it('S-117 with the companion loaded, a child cut inside an open step is created and accepts its next turn', async () => {
     await app.plugin(invariant)
     const parent = store.create(P)

@@ -1,7 +1,7 @@
 import vm from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import {
-  checkParsedNumbers, deepFreeze, freezeParsed, isJsonValue, isJsonValueAt, MAX_JSON_LEVEL, snapshotFrozen,
+  checkParsedNumbers, deepFreeze, freezeParsed, isJsonValue, isJsonValueAt, MAX_JSON_LEVEL, NOT_JSON, snapshotFrozen,
   snapshotJsonValue,
 } from '../src/json.ts'
 
@@ -14,7 +14,7 @@ function nested(n: number): unknown {
 
 /** Every way the three walks see a value: validate in place, copy, copy + freeze (as event data, level 2). */
 function verdicts(value: unknown): boolean[] {
-  return [isJsonValue(value), snapshotJsonValue(value) !== undefined, snapshotFrozen(value, 2) !== undefined]
+  return [isJsonValue(value), snapshotJsonValue(value) !== undefined, snapshotFrozen(value, 2) !== NOT_JSON]
 }
 
 class Point { x = 1 }
@@ -25,7 +25,7 @@ describe('lossless JSON (01 §3.2)', () => {
     for (const v of [null, true, false, '', 'x', 0, 1.5, -2, Number.MAX_VALUE, [], {}, [1, 'a', null, { b: [true] }]]) {
       expect(isJsonValue(v)).toBe(true)
       expect(snapshotJsonValue(v)).toEqual(v)
-      expect(snapshotFrozen(v, 1)).toEqual({ value: v })
+      expect(snapshotFrozen(v, 1)).toEqual(v)
     }
   })
 
@@ -78,12 +78,12 @@ describe('lossless JSON (01 §3.2)', () => {
     const wide: Record<string, unknown> = {}
     for (let i = 0; i < 40; i++) wide[`k${i}`] = wide
     expect(isJsonValue(wide)).toBe(false)
-    expect(snapshotFrozen(wide, 1)).toBeUndefined()
+    expect(snapshotFrozen(wide, 1)).toBe(NOT_JSON)
   })
 
   it('S-004 (unit) copies a shared reference twice, each copy frozen', () => {
     const shared = { k: [1] }
-    const out = snapshotFrozen({ a: shared, b: shared }, 2)?.value as { a: { k: number[] }; b: { k: number[] } }
+    const out = snapshotFrozen({ a: shared, b: shared }, 2) as { a: { k: number[] }; b: { k: number[] } }
     expect(out.a).toEqual(shared)
     expect(out.a).not.toBe(out.b)
     expect(out.a).not.toBe(shared)
@@ -126,7 +126,7 @@ describe('lossless JSON (01 §3.2)', () => {
   it('S-006 (unit) reads each getter exactly once and stores what it returned', () => {
     let calls = 0
     const source = { get v(): unknown { calls++; return calls === 1 ? 'a' : 1n } }
-    const out = snapshotFrozen(source, 2)?.value as { v: unknown }
+    const out = snapshotFrozen(source, 2) as { v: unknown }
     expect(calls).toBe(1)
     expect(out.v).toBe('a')
     expect(Object.getOwnPropertyDescriptor(out, 'v')).toMatchObject({ value: 'a', writable: false })
@@ -151,11 +151,11 @@ describe('lossless JSON (01 §3.2)', () => {
   it('S-007 (unit) allows 999 nested arrays in data (level 2) and rejects 1,000', () => {
     expect(MAX_JSON_LEVEL).toBe(1000)
     const ok = snapshotFrozen(nested(999), 2)
-    expect(ok).toBeDefined()
-    expect(() => JSON.stringify(ok?.value)).not.toThrow()
+    expect(ok).not.toBe(NOT_JSON)
+    expect(() => JSON.stringify(ok)).not.toThrow()
     expect(isJsonValueAt(nested(999), 2)).toBe(true)
     expect(isJsonValueAt(nested(1000), 2)).toBe(false)
-    expect(snapshotFrozen(nested(1000), 2)).toBeUndefined()
+    expect(snapshotFrozen(nested(1000), 2)).toBe(NOT_JSON)
     // A value that is not part of an event is level 1: 1,000 containers deep is the limit.
     expect(isJsonValue(nested(1000))).toBe(true)
     expect(snapshotJsonValue(nested(1001))).toBeUndefined()
@@ -167,7 +167,7 @@ describe('lossless JSON (01 §3.2)', () => {
 
   it('S-007 (unit) keeps an own __proto__ key from JSON.parse as an own data property', () => {
     const parsed: unknown = JSON.parse('{"__proto__": {"x": 1}, "y": 2}')
-    for (const copy of [snapshotJsonValue(parsed), snapshotFrozen(parsed, 2)?.value] as Record<string, unknown>[]) {
+    for (const copy of [snapshotJsonValue(parsed), snapshotFrozen(parsed, 2)] as Record<string, unknown>[]) {
       expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
       expect(Object.keys(copy)).toEqual(['__proto__', 'y'])
       expect(Object.getOwnPropertyDescriptor(copy, '__proto__')?.value).toEqual({ x: 1 })
@@ -188,11 +188,41 @@ describe('lossless JSON (01 §3.2)', () => {
     copy.a[0]!.b = 2
     expect(source.a[0]!.b).toBe(1)
     const frozen = deepFreeze({ a: [{ b: 1 }] })
-    expect(snapshotFrozen(frozen, 1)?.value).toEqual(frozen)
-    expect(snapshotFrozen(frozen, 1)?.value).not.toBe(frozen)
-    expect(snapshotFrozen('s', 2)).toEqual({ value: 's' })
-    expect(snapshotFrozen(-0, 2)).toBeUndefined()
+    expect(snapshotFrozen(frozen, 1)).toEqual(frozen)
+    expect(snapshotFrozen(frozen, 1)).not.toBe(frozen)
+    expect(snapshotFrozen('s', 2)).toBe('s')
+    expect(snapshotFrozen(-0, 2)).toBe(NOT_JSON)
   })
+
+  it('a getter that starts another walk mid-walk leaves both results intact (no shared state leaks)', () => {
+    const inner = { deep: [1, { x: 'y' }] }
+    let nested: unknown
+    const source = {
+      a: [1, 2],
+      get b(): unknown {
+        nested = snapshotFrozen({ other: [inner, inner] }, 2)
+        expect(isJsonValue({ bad: 1n })).toBe(false)
+        return { c: 3 }
+      },
+      d: { e: [true, null] },
+    }
+    expect(snapshotFrozen(source, 2)).toEqual({ a: [1, 2], b: { c: 3 }, d: { e: [true, null] } })
+    expect(nested).toEqual({ other: [inner, inner] })
+    expect(snapshotFrozen({ after: [1] }, 2)).toEqual({ after: [1] })
+  })
+
+  it('checks long arrays whole: density, extra keys and symbol keys at any length', () => {
+    const long = Array.from({ length: 5000 }, (_, i) => i)
+    expect(verdicts(long)).toEqual([true, true, true])
+    const copy = snapshotFrozen(long, 2) as number[]
+    expect([copy.length, copy[4999], Object.isFrozen(copy)]).toEqual([5000, 4999, true])
+    const holey = [...long]
+    delete holey[2500]
+    expect(verdicts(holey)).toEqual([false, false, false])
+    expect(verdicts(Object.defineProperty([...long], 'x', { value: 1 }))).toEqual([false, false, false])
+    expect(verdicts(Object.assign([...long], { [Symbol('k')]: 1 }))).toEqual([false, false, false])
+  })
+
 })
 
 describe('restore number check (01 §5.1)', () => {
@@ -264,7 +294,7 @@ describe('deepFreeze (01 §1.1)', () => {
   })
 
   it('writes into a frozen copy throw in strict mode', () => {
-    const out = snapshotFrozen({ a: [1] }, 2)?.value as { a: number[] }
+    const out = snapshotFrozen({ a: [1] }, 2) as { a: number[] }
     expect(() => { out.a.push(2) }).toThrow(TypeError)
     expect(() => { (out as Record<string, unknown>).b = 1 }).toThrow(TypeError)
   })

@@ -102,3 +102,48 @@ describe('the same validator inside seeds and assertSessionEvent', () => {
     }
   })
 })
+
+describe('the streaming-delta fast path agrees with the table', () => {
+  const chunk = (c: Record<string, unknown>, extra: Record<string, unknown> = {}): unknown => ({ ...stepOf, chunk: c, ...extra })
+  const text = { type: 'text-delta', index: 0, text: 'x' }
+  const call = { type: 'tool-call-delta', index: 1, id: 'c', argumentsDelta: '{' }
+  const prefix = 'event "assistant/chunk": '
+
+  it('S-032 accepts the three delta kinds, with or without a tool name, and extra chunk keys (the chunk is open)', () => {
+    const valid = [chunk(text), chunk({ ...text, type: 'reasoning-delta' }), chunk(call), chunk({ ...call, name: 'read' }),
+      chunk({ ...text, extra: [1] })]
+    const s = Session.create(sid('p'))
+    for (const data of valid) expect(appendAs(s, 'assistant/chunk', data).data).toEqual(data)
+  })
+
+  it('S-032 rejects every near miss with the table message', () => {
+    const cases: [unknown, string][] = [
+      [chunk(text, { extra: 1 }), 'data.extra is not allowed'],
+      [{ turn: 1, chunk: text }, 'data.step is required'],
+      [chunk(text, { turn: 0 }), 'data.turn must be a positive safe integer'],
+      [chunk(text, { step: 1.5 }), 'data.step must be a positive safe integer'],
+      [{ ...stepOf, chunk: [text] }, 'data.chunk must be an object'],
+      [chunk({ ...text, index: -1 }), 'data.chunk.index must be a non-negative safe integer'],
+      [chunk({ type: 'text-delta', index: 0 }), 'data.chunk.text is required'],
+      [chunk({ ...text, text: 5 }), 'data.chunk.text must be a string'],
+      [chunk({ type: 'tool-call-delta', index: 1, argumentsDelta: '{' }), 'data.chunk.id is required'],
+      [chunk({ ...call, name: 5 }), 'data.chunk.name must be a string'],
+      [chunk({ type: 'tool-call-delta', index: 1, id: 'c' }), 'data.chunk.argumentsDelta is required'],
+    ]
+    for (const [data, message] of cases) {
+      const s = Session.create(sid('p'))
+      expectError(() => appendAs(s, 'assistant/chunk', data), 'INVALID_EVENT', `${prefix}${message}`)
+    }
+  })
+
+  it('still accepts a valid delta when Object.prototype carries an enumerable key (the table decides)', () => {
+    Object.defineProperty(Object.prototype, 'polluted', { value: 1, enumerable: true, configurable: true, writable: true })
+    try {
+      const s = Session.create(sid('p'))
+      expect(appendAs(s, 'assistant/chunk', chunk(text)).seq).toBe(0)
+      expect(appendAs(s, 'turn/start', { turn: 1 }).seq).toBe(1)
+    } finally {
+      delete (Object.prototype as { polluted?: unknown }).polluted
+    }
+  })
+})

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import {
   assertSessionHeader, deepFreeze, Session, type SessionEvent, type SessionHeader, type SessionSeedEventState,
 } from '../src/index.ts'
+import { SurfaceState } from '../src/surface.ts'
 import { appendAs, ev, expectError, makeApp, sid, userMsg } from './harness.ts'
 
 const header = (id: string, extra: Record<string, unknown> = {}): SessionHeader =>
@@ -206,22 +207,39 @@ describe('Session.fromShared (the live-fork builder)', () => {
 
   it('shares the prefix objects, replays or takes the prefix surface, and checks only the tail', () => {
     const p = parent()
-    const prefix = p.sharedPrefix(5)
-    const child = Session.fromShared(sid('c'), { header: seededHeader('c', 5), prefix, tail: [deepFreeze(marker(5))], inheritedEventCount: 5 })
+    const child = Session.fromShared(sid('c'), { header: seededHeader('c', 5), prefix: p.forkPrefix(4), tail: [deepFreeze(marker(5))], inheritedEventCount: 5 })
     expect(child.events.slice(0, 5).every((event, i) => event === p.events[i])).toBe(true)
     expect(child.surface).toEqual(p.surface)
     expect([child.firstLiveSeq, child.inheritedEventCount, child.seq]).toEqual([6, 5, 6])
     expect(child.requestContext()).toBe(p.requestContext())
-    const given = Session.fromShared(sid('c'), { header: seededHeader('c', 5), prefix, tail: [marker(5)], inheritedEventCount: 5,
-      prefixSurface: { nodes: [7], replaceGeneration: 4 } })
+    const given = Session.fromShared(sid('c'), { header: seededHeader('c', 5), prefix: { ...p.forkPrefix(4), surface: new SurfaceState([7], 4) },
+      tail: [marker(5)], inheritedEventCount: 5 })
     expect(given.surface).toEqual({ nodes: [7], replaceGeneration: 4 })
     appendAs(child, 'plugin/x', {})
-    expect(p.seq).toBe(5)
-    const error = expectError(() => Session.fromShared(sid('c'), { header: seededHeader('c', 5), prefix, tail: [marker(6)], inheritedEventCount: 5 }),
+    expect([p.seq, p.events.length, given.seq]).toEqual([5, 5, 6])
+    const error = expectError(() => Session.fromShared(sid('c'), { header: seededHeader('c', 5), prefix: p.forkPrefix(4), tail: [marker(6)], inheritedEventCount: 5 }),
       'INVALID_SEED', 'seed event at index 5: has seq 6; seed must be contiguous from 0')
     expect(error.index).toBe(5)
-    expectError(() => Session.fromShared(sid('c'), { header: seededHeader('c', 4), prefix, tail: [marker(5)], inheritedEventCount: 5 }),
+    expectError(() => Session.fromShared(sid('c'), { header: seededHeader('c', 4), prefix: p.forkPrefix(4), tail: [marker(5)], inheritedEventCount: 5 }),
       'INVALID_SEED', 'inherited event count 5 does not match header seedLength 4')
+  })
+
+  it('takes the surface of a prefix with no replace by binary search, and indexes the prefix', () => {
+    const p = Session.create(sid('p'), { seed: [
+      ev('turn/start', 0, { turn: 1 }), ev('user/message', 1, userMsg('u1'), { surfaceOp: 'append' }),
+      ev('request/header', 2, { header: { config: { provider: 'p', model: 'm' } }, reason: 'initial' }),
+      ev('user/message', 3, userMsg('u3'), { surfaceOp: 'append' }), ev('turn/end', 4, { turn: 1, reason: { kind: 'completed' } }),
+      ev('request/header', 5, { header: { config: { provider: 'q', model: 'n' } }, reason: 'change' }),
+    ] })
+    const prefix = p.forkPrefix(2)
+    expect(prefix.events).toEqual(p.events.slice(0, 3))
+    expect(prefix.surface?.snapshot()).toEqual({ nodes: [1], replaceGeneration: 0 })
+    expect([prefix.index.lastTurnBoundary(2), p.forkPrefix(5).index.lastTurnBoundary(5)]).toEqual([0, 4])
+    const child = Session.fromShared(sid('c'), { header: seededHeader('c', 3), prefix, tail: [marker(3)], inheritedEventCount: 3 })
+    const headerOf = (event: SessionEvent | undefined): unknown => (event?.data as { header?: unknown } | undefined)?.header
+    expect(child.requestHeader()).toBe(headerOf(p.events[2]))
+    expect(p.requestHeader()).toBe(headerOf(p.events[5]))
+    expect(child.surface).toEqual({ nodes: [1], replaceGeneration: 0 })
   })
 })
 

@@ -308,6 +308,19 @@ describe('restore through the store, and fiber-bound registrations', () => {
     expect(store.list().map(s => s.id)).toEqual(['c'])
   })
 
+  it('S-107 names the first seed event that is neither known nor ignorable, across repeated and interleaved types', async () => {
+    const { store } = await makeApp()
+    store.registerEventType('plugin/k')
+    const message = (i: number, type: string): string => `seed event at index ${i}: event type "${type}" is not registered `
+      + 'with the session store; register it or mark the event ignorable'
+    const seed = [ev('plugin/a', 0, {}, { ignorable: true }), ev('plugin/k', 1, {}), ev('plugin/k', 2, {}),
+      ev('plugin/b', 3, {}), ev('plugin/a', 4, {}), ev('plugin/b', 5, {})]
+    expect(expectError(() => store.create(sid('c'), { seed }), 'UNKNOWN_EVENT_TYPE', message(3, 'plugin/b')).index).toBe(3)
+    store.registerEventType('plugin/b')
+    expect(expectError(() => store.create(sid('c'), { seed }), 'UNKNOWN_EVENT_TYPE', message(4, 'plugin/a')).index).toBe(4)
+    expect(store.create(sid('c'), { seed: seed.slice(0, 4) }).seq).toBe(4)
+  })
+
   it('checks and type registrations are bound to the caller fiber', async () => {
     const { app, store } = await makeApp()
     const checked: number[] = []
