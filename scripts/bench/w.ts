@@ -3,7 +3,8 @@
  * clock, identical on every run. `wAppends` yields live append inputs; `wEvents` yields the finished events.
  */
 
-import type { SessionEvent, SessionEventMap, SessionEventType, SurfaceAppendOptions } from '@logbook/session'
+import type { Session, SessionEvent, SessionEventMap, SessionEventType, SurfaceAppendOptions } from '@logbook/session'
+import { withVirtualClock } from './harness.ts'
 
 /** One live append: call `session.append(type, data, opts)` with `Date.now()` returning `time`. */
 export interface WAppend {
@@ -183,6 +184,24 @@ export function* wAppends(options: WOptions = {}): Generator<WAppend, void, void
 /** All append inputs of W in one array (the benchmarks pre-generate so generation is never timed). */
 export function wAppendList(options: WOptions = {}): WAppend[] {
   return [...wAppends(options)]
+}
+
+type LooseAppend = (type: string, data: unknown, opts?: unknown) => unknown
+
+/**
+ * Append `inputs` (all of W by default) to `session` in order, untimed: `Date.now()` returns each input's virtual
+ * time during its append, and the real clock is restored afterwards (also on a throw).
+ */
+export function appendW(session: Session, inputs: Iterable<WAppend> = wAppendList()): void {
+  const append = session.append.bind(session) as LooseAppend
+  let now = 0
+  withVirtualClock(() => now, () => {
+    for (const input of inputs) {
+      now = input.time
+      if (input.opts) append(input.type, input.data, input.opts)
+      else append(input.type, input.data)
+    }
+  })
 }
 
 /**

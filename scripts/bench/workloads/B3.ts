@@ -5,23 +5,13 @@
 
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore, { SessionId, type Session } from '@logbook/session'
-import { collectGarbage, report, timeMs, withVirtualClock } from '../harness.ts'
-import { wAppendList, wTurnEndSeq } from '../w.ts'
-
-type LooseAppend = (type: string, data: unknown, opts?: unknown) => unknown
+import { collectGarbage, report, timeMs } from '../harness.ts'
+import { appendW, wTurnEndSeq } from '../w.ts'
 
 const app = new Context()
 await app.plugin(SessionStore)
 const parent = app.sessions.create(SessionId('w'))
-const append = parent.append.bind(parent) as LooseAppend
-let now = 0
-withVirtualClock(() => now, () => {
-  for (const input of wAppendList()) {
-    now = input.time
-    if (input.opts) append(input.type, input.data, input.opts)
-    else append(input.type, input.data)
-  }
-})
+appendW(parent)
 
 const boundary = wTurnEndSeq(500)
 let child: Session | undefined

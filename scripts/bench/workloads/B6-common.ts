@@ -7,31 +7,14 @@
  * `ctx.sessions.flush`. Each step runs in a fresh process, so each is billed its own first-run costs.
  */
 
-import { spawnSync } from 'node:child_process'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { report, RESULT_MARKER, type RunResult } from '../harness.ts'
-import { tempStore, type BackendKind } from './b2-store.ts'
+import { runChild, tempStore, type BackendKind } from './b2-store.ts'
 
 interface LoopRun { ms: number; events: number; turns: number; flushMs: number; flushes: number }
 
-const here = dirname(fileURLToPath(import.meta.url))
-const repoRoot = join(here, '..', '..', '..')
-
 /** Runs `file args…` in a fresh workload-like process and returns its stdout's last line. */
 function run(file: string, ...args: string[]): string {
-  const child = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', '--expose-gc', join(here, file), ...args], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  })
-  const line = child.stdout?.trim().split('\n').at(-1)
-  if (child.status !== 0 || !line) {
-    process.stderr.write(child.stdout ?? '')
-    process.stderr.write(child.stderr ?? '')
-    throw new Error(`B6: ${file} ${args.join(' ')} failed (exit ${child.status ?? child.signal})`)
-  }
-  return line
+  return runChild(file, args, `B6: ${file} ${args.join(' ')}`)
 }
 
 /** Runs B6 for `kind` and reports the row `B6-<kind>`. */

@@ -11,23 +11,13 @@ import SessionStore, { SessionId, type SessionEvent } from '@logbook/session'
 // The projection package is not a root dependency; its sources are reachable by path (run.ts runs workloads with
 // --conditions=source under tsx).
 import SessionProjections, { type StatsView } from '@logbook/session-projection'
-import { collectGarbage, report, timeMs, withVirtualClock } from '../harness.ts'
-import { W_TURNS, wAppendList } from '../w.ts'
-
-type LooseAppend = (type: string, data: unknown, opts?: unknown) => unknown
+import { collectGarbage, report, timeMs } from '../harness.ts'
+import { appendW, W_TURNS } from '../w.ts'
 
 const app = new Context()
 await app.plugin(SessionStore)
 const session = app.sessions.create(SessionId('w'))
-const append = session.append.bind(session) as LooseAppend
-let now = 0
-withVirtualClock(() => now, () => {
-  for (const input of wAppendList()) {
-    now = input.time
-    if (input.opts) append(input.type, input.data, input.opts)
-    else append(input.type, input.data)
-  }
-})
+appendW(session)
 await app.plugin(SessionProjections, { checkpoint: { enabled: false, everyEvents: 1000 } })
 const projections = app.sessionProjections
 const events = session.events

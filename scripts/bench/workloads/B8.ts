@@ -12,10 +12,8 @@ import SessionStore, { SessionId } from '@logbook/session'
 import BasicCompaction, { createSummarizer } from '@logbook/compaction-basic'
 import Llm from '@logbook/llm'
 import * as Scripted from '@logbook/llm-scripted'
-import { collectGarbage, report, withVirtualClock } from '../harness.ts'
-import { wAppendList } from '../w.ts'
-
-type LooseAppend = (type: string, data: unknown, opts?: unknown) => unknown
+import { collectGarbage, report } from '../harness.ts'
+import { appendW, wAppendList } from '../w.ts'
 
 const TURNS = 2500
 const NODES = 4 * TURNS
@@ -28,16 +26,9 @@ await app.plugin(BasicCompaction, { auto: false })
 const compaction = app.compaction as BasicCompaction
 
 const session = app.sessions.create(SessionId('b8'))
-const append = session.append.bind(session) as LooseAppend
-let now = 0
-withVirtualClock(() => now, () => {
-  for (const input of wAppendList({ turns: TURNS })) {
-    now = input.time
-    if (input.opts) append(input.type, input.data, input.opts)
-    else append(input.type, input.data)
-  }
-  append('turn/start', { turn: TURNS + 1 })
-})
+const inputs = wAppendList({ turns: TURNS })
+// Turn TURNS + 1 opens at the virtual time of the last W event.
+appendW(session, [...inputs, { type: 'turn/start', data: { turn: TURNS + 1 }, opts: undefined, time: inputs.at(-1)!.time }])
 if (session.surface.nodes.length !== NODES) throw new Error(`B8: surface holds ${session.surface.nodes.length} nodes, expected ${NODES}`)
 
 // As before any model request, the session's derived messages are current; the span is selected as every

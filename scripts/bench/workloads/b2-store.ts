@@ -1,6 +1,7 @@
 /**
  * Shared by the persistence workloads (B2, B4, B5, B9, M): mounting a backend on a temp dir, storing W quickly,
- * the resume sequence of 02 §4.3, and running one measurement step in a fresh child process (`b2-child.ts`).
+ * the resume sequence of 02 §4.3, and running a workload script in a fresh child process (`runChild`; `childStep` for
+ * one measurement step of `b2-child.ts`).
  * Fixtures live in the OS temp dir, never in the repo; every helper that creates one also removes it.
  */
 
@@ -106,9 +107,14 @@ export async function resume(m: Mounted, id: string): Promise<{ session: Session
 const here = dirname(fileURLToPath(import.meta.url))
 const repoRoot = join(here, '..', '..', '..')
 
-/** Runs `b2-child.ts <step> …args` in a fresh process and returns the JSON it printed as its last line. */
-export function childStep<T>(step: string, ...args: string[]): T {
-  const child = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', '--expose-gc', join(here, 'b2-child.ts'), step, ...args], {
+/**
+ * Runs the workload script `file` (relative to `workloads/`) with `args` in a fresh process, as `run.ts` runs
+ * workloads (source conditions, tsx, `--expose-gc`, cwd the repo root), and returns its stdout's last line.
+ * @throws Error `<failure> failed (exit <status>)`, after copying the child's stdout and stderr to stderr, when the
+ * child exits non-zero or prints nothing.
+ */
+export function runChild(file: string, args: readonly string[], failure: string): string {
+  const child = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', '--expose-gc', join(here, file), ...args], {
     cwd: repoRoot,
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
@@ -117,7 +123,12 @@ export function childStep<T>(step: string, ...args: string[]): T {
   if (child.status !== 0 || !line) {
     process.stderr.write(child.stdout ?? '')
     process.stderr.write(child.stderr ?? '')
-    throw new Error(`bench child step ${step} failed (exit ${child.status ?? child.signal})`)
+    throw new Error(`${failure} failed (exit ${child.status ?? child.signal})`)
   }
-  return JSON.parse(line) as T
+  return line
+}
+
+/** Runs `b2-child.ts <step> …args` in a fresh process and returns the JSON it printed as its last line. */
+export function childStep<T>(step: string, ...args: string[]): T {
+  return JSON.parse(runChild('b2-child.ts', [step, ...args], `bench child step ${step}`)) as T
 }

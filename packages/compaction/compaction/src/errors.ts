@@ -3,6 +3,8 @@
  * same codes are recorded in `compaction/end.error.code` when a bracket closes with a failure.
  */
 
+import { CodedError } from '@logbook/session'
+
 /** Every code a `CompactionError` can carry (§2.6). */
 export type CompactionErrorCode =
   | 'BUSY'
@@ -31,13 +33,9 @@ export interface CompactionErrorOptions {
 }
 
 /** A compaction that was refused or failed; `code` is from a closed list and `message` is exact. */
-export class CompactionError extends Error {
-  declare readonly code: CompactionErrorCode
-
+export class CompactionError extends CodedError<CompactionErrorCode> {
   constructor(code: CompactionErrorCode, message: string, options?: CompactionErrorOptions) {
-    super(message, options !== undefined && 'cause' in options ? { cause: options.cause } : undefined)
-    Object.defineProperty(this, 'code', { value: code, enumerable: true, writable: false })
-    this.name = new.target.name
+    super(code, message, options !== undefined && 'cause' in options ? { cause: options.cause } : undefined)
   }
 }
 

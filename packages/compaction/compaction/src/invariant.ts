@@ -4,7 +4,7 @@
  */
 
 import type { Context } from '@deepseek-ai/cordis'
-import { SessionInvariantError, type Session, type SessionEvent } from '@logbook/session'
+import { enforceTracedRelations, type SessionEvent } from '@logbook/session'
 import { CHECKPOINT_ID_PREFIX, isCompactionCheckpoint } from './checkpoint.ts'
 
 /** The plugin name. */
@@ -138,35 +138,12 @@ function advance(trace: Trace, event: SessionEvent): void {
   }
 }
 
-/** Replay a whole log. @throws SessionInvariantError on the first violation. */
-function replay(session: Session): Trace {
-  const trace: Trace = { openTurn: null, bracket: null }
-  for (const event of session.events) {
-    const detail = violation(trace, event)
-    if (detail !== undefined) throw new SessionInvariantError(session.id, detail)
-    advance(trace, event)
-  }
-  return trace
-}
-
 /**
- * Enforce the §8 bracket relations on every session of `ctx.sessions`: replay existing sessions, rebuild at each
- * `session/created` (a violation rolls the creation back), and veto violating appends through one check whose
- * commit callback advances the trace.
+ * Enforce the §8 bracket relations on every session of `ctx.sessions` through the shared trace engine of
+ * `@logbook/session`: replay existing sessions, rebuild at each `session/created` (a violation rolls the creation
+ * back), and veto violating appends through one check whose commit callback advances the trace.
  * @throws SessionInvariantError `SESSION_INVARIANT` when an existing session already breaks a relation.
  */
 export function apply(ctx: Context): void {
-  const traces = new WeakMap<Session, Trace>()
-  for (const session of ctx.sessions.list()) traces.set(session, replay(session))
-  ctx.on('session/created', (session) => {
-    traces.set(session, replay(session))
-  })
-  ctx.sessions.addCheck((session, candidate) => {
-    let trace = traces.get(session)
-    if (trace === undefined) traces.set(session, trace = replay(session))
-    const detail = violation(trace, candidate)
-    if (detail !== undefined) throw new SessionInvariantError(session.id, detail)
-    const current = trace
-    return () => advance(current, candidate)
-  })
+  enforceTracedRelations<Trace>(ctx, { start: () => ({ openTurn: null, bracket: null }), violation, advance })
 }

@@ -3,6 +3,8 @@
  * core (01) and of persistence (02) pass through unchanged.
  */
 
+import { CodedError } from '@logbook/session'
+
 /** Every code an `AgentError` can carry. */
 export type AgentErrorCode =
   | 'SESSION_ALREADY_EXISTS'
@@ -12,16 +14,8 @@ export type AgentErrorCode =
   | 'DISPOSED'
   | 'SESSION_NEEDS_RESUME'
 
-/** A refused agent operation; `code` is from a closed list. */
-export class AgentError extends Error {
-  declare readonly code: AgentErrorCode
-
-  constructor(code: AgentErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options)
-    Object.defineProperty(this, 'code', { value: code, enumerable: true, writable: false })
-    this.name = new.target.name
-  }
-}
+/** A refused agent operation; `code` is from a closed list (read-only), `cause` as given. */
+export class AgentError extends CodedError<AgentErrorCode> {}
 
 /** Exhaustiveness guard for closed unions. */
 export function assertNever(value: never): never {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { SessionEvent } from '@logbook/session'
 import type { AgentStatus } from '../src/index.ts'
-import { boot, deferred, OPTIONS, ofType, rejection, shape, tool } from './helpers.ts'
+import { boot, deferred, OPTIONS, ofType, rejection, shape, tool, untilAborted } from './helpers.ts'
 
 describe('cancelling a stream', () => {
   it('L-100 cancel after "Hel" streamed → interrupted message "Hel" citing every chunk of the attempt, step/end, turn/end {aborted, user}', async () => {
@@ -169,10 +169,7 @@ describe('dispose', () => {
     const { app } = await boot({
       memory: 'l108',
       script: [{ toolCalls: [{ id: 'c1', name: 'wait', arguments: {} }] }],
-      tools: [tool('wait', { execute: (_a, { signal }) => new Promise((_resolve, reject) => {
-        started.resolve()
-        signal.addEventListener('abort', () => reject(new Error('stopped')))
-      }) })],
+      tools: [untilAborted('wait', started, 'stopped')],
     })
     const released: string[] = []
     app.on('persistence/released', event => void released.push(event.sessionId))

@@ -86,6 +86,17 @@ export function tool(name: string, extra: Partial<ToolDefinition<object>> = {}):
   }
 }
 
+/**
+ * A tool whose body resolves `started` once it runs and then waits until its signal aborts, rejecting with
+ * `Error(message)`; it never settles on its own.
+ */
+export function untilAborted(name: string, started: { resolve(): void }, message: string): ToolDefinition<object> {
+  return tool(name, { execute: (_a, { signal }) => new Promise((_resolve, reject) => {
+    started.resolve()
+    signal.addEventListener('abort', () => reject(new Error(message)))
+  }) })
+}
+
 /** A promise with its resolver, for tools and listeners the test releases. */
 export function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void } {
   let resolve!: (value: T) => void

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { boot, deferred, OPTIONS, ofType, tool } from './helpers.ts'
+import { boot, deferred, OPTIONS, ofType, untilAborted } from './helpers.ts'
 
 describe('loop plugin teardown', () => {
   it('unloading the loop with persistence disposes every agent: turns closed, flushed, released; it does not hang', async () => {
@@ -7,10 +7,7 @@ describe('loop plugin teardown', () => {
     const { app, agents } = await boot({
       memory: 'loop-teardown',
       script: [{ toolCalls: [{ id: 'c1', name: 'wait', arguments: {} }] }],
-      tools: [tool('wait', { execute: (_a, { signal }) => new Promise((_resolve, reject) => {
-        started.resolve()
-        signal.addEventListener('abort', () => reject(new Error('stopped')))
-      }) })],
+      tools: [untilAborted('wait', started, 'stopped')],
     })
     const released: string[] = []
     app.on('persistence/released', event => void released.push(event.sessionId))

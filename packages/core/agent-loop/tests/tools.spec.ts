@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ToolError } from '@logbook/tools'
-import { boot, deferred, OPTIONS, ofType, shape, tick, tool } from './helpers.ts'
+import { boot, deferred, OPTIONS, ofType, shape, tick, tool, untilAborted } from './helpers.ts'
 
 afterEach(() => {
   vi.useRealTimers()
@@ -156,10 +156,7 @@ describe('cancelling tools', () => {
     const started = deferred()
     const { app } = await boot({
       script: [{ toolCalls: [{ id: 'c1', name: 'slow', arguments: {} }, { id: 'c2', name: 'slow', arguments: {} }, { id: 'c3', name: 'slow', arguments: {} }] }],
-      tools: [tool('slow', { execute: (_a, { signal }) => new Promise((_resolve, reject) => {
-        started.resolve()
-        signal.addEventListener('abort', () => reject(new Error('stopped by the signal')))
-      }) })],
+      tools: [untilAborted('slow', started, 'stopped by the signal')],
     })
     const agent = await app.agents.create({ sessionId: 's1', options: OPTIONS })
     const sent = agent.send('go')

@@ -3,7 +3,7 @@
  * goes wrong during a request is reported in-band as `finish error` with an `LlmFailureCode`.
  */
 
-import type { LlmFailure } from '@logbook/session'
+import { CodedError, type LlmFailure } from '@logbook/session'
 
 /** Every code an `LlmError` can carry. */
 export type LlmErrorCode = 'DUPLICATE_PROVIDER'
@@ -37,16 +37,8 @@ export function isLlmFailureCode(value: unknown): value is LlmFailureCode {
   return typeof value === 'string' && (LLM_FAILURE_CODES as readonly string[]).includes(value)
 }
 
-/** A misuse of the adapter registry; `code` is from a closed list. */
-export class LlmError extends Error {
-  declare readonly code: LlmErrorCode
-
-  constructor(code: LlmErrorCode, message: string) {
-    super(message)
-    Object.defineProperty(this, 'code', { value: code, enumerable: true, writable: false })
-    this.name = new.target.name
-  }
-}
+/** A misuse of the adapter registry; `code` is from a closed list (read-only). */
+export class LlmError extends CodedError<LlmErrorCode> {}
 
 /**
  * An adapter-side failure an adapter may throw from `stream`; the seam turns it into `finish error` carrying

@@ -23,7 +23,25 @@ export type SessionErrorCode =
 /** Codes a fork raises, in the order they are checked (01 §7). */
 export type SessionForkErrorCode = 'SESSION_ALREADY_EXISTS' | 'SESSION_NOT_FOUND' | 'SESSION_NOT_LIVE' | 'INVALID_BOUNDARY'
 
-/** A session-core failure with a code and an exact one-line message; `index` names the seed entry when set. */
+/**
+ * The shared base of the coded error classes of other Logbook packages: `code` is set once, enumerable and
+ * read-only, `name` is the concrete class name, and `options.cause` is passed to `Error` as given. A subclass narrows
+ * `C` to its closed union and adds its own fields; it need not repeat this constructor.
+ */
+export class CodedError<C extends string> extends Error {
+  declare readonly code: C
+
+  constructor(code: C, message: string, options?: ErrorOptions) {
+    super(message, options)
+    Object.defineProperty(this, 'code', { value: code, enumerable: true, writable: false })
+    this.name = new.target.name
+  }
+}
+
+/**
+ * A session-core failure with a code and an exact one-line message; `index` names the seed entry when set. It
+ * extends `Error` directly, as 01 §11 declares it.
+ */
 export class SessionError extends Error {
   declare readonly code: SessionErrorCode
   readonly index?: number

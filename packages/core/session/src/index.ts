@@ -22,7 +22,7 @@ export type MessageId = types.MessageId
 /** Cast a string to a `CallId` (no check). */
 export const CallId = header.CallId
 export type CallId = types.CallId
-export { ChunkRowError, SessionError, SessionForkError, SessionInvariantError } from './errors.ts'
+export { ChunkRowError, CodedError, SessionError, SessionForkError, SessionInvariantError } from './errors.ts'
 export type { SessionErrorCode, SessionForkErrorCode } from './errors.ts'
 
 export { deepFreeze, isJsonValue, snapshotJsonValue } from './json.ts'
@@ -39,3 +39,5 @@ export { CHUNK_ROW_TAGS, decodeStorageRecord, MIN_CHUNK_RUN, packChunkRuns } fro
 export type { ChunkRow, ChunkRowTag, StorageRecord } from './codec.ts'
 export { noRuntimeInvariant } from './no-invariant.ts'
 export type { NoRuntimeInvariant } from './no-invariant.ts'
+export { enforceTracedRelations } from './traced-relations.ts'
+export type { TracedRelations } from './traced-relations.ts'

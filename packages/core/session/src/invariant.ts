@@ -4,9 +4,8 @@
  */
 
 import type { Context } from '@deepseek-ai/cordis'
-import { SessionInvariantError } from './errors.ts'
-import type { Session } from './session.ts'
 import { isAppendSurfaceEvent as isAppendOrigin, isReplacementSurfaceEvent as isReplacementOrigin } from './surface.ts'
+import { enforceTracedRelations } from './traced-relations.ts'
 import type { SessionEvent } from './types.ts'
 
 /** The plugin name. */
@@ -141,38 +140,12 @@ function advance(trace: Trace, event: SessionEvent): void {
   }
 }
 
-/** Replay a session's whole log into a fresh trace. @throws SessionInvariantError on the first violation. */
-function replay(session: Session): Trace {
-  const trace = newTrace()
-  for (const event of session.events) {
-    const detail = violation(trace, event)
-    if (detail !== undefined) throw new SessionInvariantError(session.id, detail)
-    advance(trace, event)
-  }
-  return trace
-}
-
 /**
- * Enforce 01 §9 on every session of `ctx.sessions`: replay the sessions already there, rebuild a trace at each
- * `session/created` (a violation there rolls the creation back), and veto violating appends through one check whose
- * commit callback advances the trace, so a vetoed candidate never does.
+ * Enforce 01 §9 on every session of `ctx.sessions` through the shared trace engine: replay the sessions already
+ * there, rebuild a trace at each `session/created` (a violation there rolls the creation back), and veto violating
+ * appends through one check whose commit callback advances the trace, so a vetoed candidate never does.
  * @throws SessionInvariantError `SESSION_INVARIANT` when an existing session already breaks a relation.
  */
 export function apply(ctx: Context): void {
-  const traces = new WeakMap<Session, Trace>()
-  for (const session of ctx.sessions.list()) traces.set(session, replay(session))
-  ctx.on('session/created', (session) => {
-    traces.set(session, replay(session))
-  })
-  ctx.sessions.addCheck((session, candidate) => {
-    let trace = traces.get(session)
-    if (trace === undefined) {
-      trace = replay(session)
-      traces.set(session, trace)
-    }
-    const detail = violation(trace, candidate)
-    if (detail !== undefined) throw new SessionInvariantError(session.id, detail)
-    const current = trace
-    return () => advance(current, candidate)
-  })
+  enforceTracedRelations(ctx, { start: newTrace, violation, advance })
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Session } from '../src/index.ts'
-import { appendAs, sid } from './harness.ts'
+import { appendAs, sid, spyArrayCopies } from './harness.ts'
 
 function withEvents(count: number): Session {
   const s = Session.create(sid('s'))
@@ -54,9 +54,6 @@ describe('the events view', () => {
 
   it('S-048 reading the view after each of 100,000 appends never copies the log', () => {
     const LONG = 1000
-    const proto = Array.prototype as unknown as Record<PropertyKey, (...args: unknown[]) => unknown>
-    const originals = { slice: proto['slice']!, concat: proto['concat']!, iterator: proto[Symbol.iterator]!, from: Array.from }
-    const counts = { slice: 0, concat: 0, iterator: 0, from: 0 }
     const isLong = (value: unknown): boolean => {
       try {
         return typeof value === 'object' && value !== null && (value as { length?: unknown }).length as number >= LONG
@@ -64,22 +61,8 @@ describe('the events view', () => {
         return false
       }
     }
-    proto['slice'] = function (this: unknown, ...args: unknown[]) {
-      if (isLong(this)) counts.slice++
-      return originals.slice.apply(this, args)
-    }
-    proto['concat'] = function (this: unknown, ...args: unknown[]) {
-      if (isLong(this)) counts.concat++
-      return originals.concat.apply(this, args)
-    }
-    proto[Symbol.iterator] = function (this: unknown) {
-      if (isLong(this)) counts.iterator++
-      return originals.iterator.call(this)
-    }
-    Array.from = function (this: unknown, ...args: unknown[]) {
-      if (isLong(args[0])) counts.from++
-      return (originals.from as (...a: unknown[]) => unknown).apply(this, args)
-    } as typeof Array.from
+    const spy = spyArrayCopies(isLong, 'receiver')
+    const counts = spy.counts
     try {
       const s = Session.create(sid('big'))
       let last: unknown
@@ -97,10 +80,7 @@ describe('the events view', () => {
       expect(counts.iterator).toBe(1)
       expect(counts.slice).toBe(1)
     } finally {
-      proto['slice'] = originals.slice
-      proto['concat'] = originals.concat
-      proto[Symbol.iterator] = originals.iterator
-      Array.from = originals.from
+      spy.restore()
     }
   })
 })

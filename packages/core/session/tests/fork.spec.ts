@@ -1,13 +1,11 @@
 import { Context } from '@deepseek-ai/cordis'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import SessionStore, {
-  foldSurface, deriveEventMessage, forkSeed, openTurnClosers, Session, SessionError, SessionForkError, SessionId,
-  type Message, type SessionEvent,
+  foldSurface, forkSeed, openTurnClosers, Session, SessionError, SessionForkError, SessionId, type SessionEvent,
 } from '../src/index.ts'
 import * as invariant from '../src/invariant.ts'
+import { APPEND, appendAs, fromScratch, plainAssistant, plainUser, spyArrayCopies, thrown } from './harness.ts'
 
-type LooseAppend = (type: string, data: unknown, opts?: unknown) => SessionEvent
-const APPEND = { surfaceOp: 'append' } as const
 const G = 'If you retry, retry only if the operation is read-only or idempotent; if it may have side effects, first '
   + 'verify external state or ask the user. Do not retry blindly.'
 const FORKED_NOT_STARTED = 'The history inherited by this branch has no record of this tool call starting. The parent '
@@ -15,15 +13,6 @@ const FORKED_NOT_STARTED = 'The history inherited by this branch has no record o
 const FORKED_STARTED = 'The history inherited by this branch records this tool call starting but not its result. The '
   + `parent session may have completed it after the fork point, so its outcome is unknown here. ${G}`
 
-function add(session: Session, type: string, data: unknown, opts?: unknown): SessionEvent {
-  return (session.append as unknown as LooseAppend).call(session, type, data, opts)
-}
-
-const userMsg = (id: string, text = 'hello') => ({ id, role: 'user', source: { kind: 'user' }, content: [{ type: 'text', text }] })
-const assistantMsg = (id: string, calls: string[] = [], text = 'ok') => ({
-  id, role: 'assistant', source: { kind: 'model', provider: 'p', model: 'm' },
-  content: [{ type: 'text', text }, ...calls.map(c => ({ type: 'tool-call', id: c, name: 'read', arguments: '{}' }))],
-})
 const resultData = (turn: number, step: number, id: string, callId: string, text = 'done') => ({
   turn, step,
   message: { id, role: 'user', source: { kind: 'tool', callId }, content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text }] }] },
@@ -31,37 +20,28 @@ const resultData = (turn: number, step: number, id: string, callId: string, text
 
 /** A closed turn of six events: turn/start, user, step/start, assistant, step/end, turn/end. */
 function closedTurn(s: Session, turn: number): void {
-  add(s, 'turn/start', { turn })
-  add(s, 'user/message', userMsg(`u${turn}`), APPEND)
-  add(s, 'step/start', { turn, step: 1 })
-  add(s, 'assistant/message', { turn, step: 1, message: assistantMsg(`a${turn}`) }, APPEND)
-  add(s, 'step/end', { turn, step: 1 })
-  add(s, 'turn/end', { turn, reason: { kind: 'completed' } })
+  appendAs(s, 'turn/start', { turn })
+  appendAs(s, 'user/message', plainUser(`u${turn}`), APPEND)
+  appendAs(s, 'step/start', { turn, step: 1 })
+  appendAs(s, 'assistant/message', { turn, step: 1, message: plainAssistant(`a${turn}`) }, APPEND)
+  appendAs(s, 'step/end', { turn, step: 1 })
+  appendAs(s, 'turn/end', { turn, reason: { kind: 'completed' } })
 }
 
 /** 0 turn/start, 1 user, 2 step/start, 3 assistant(call c), 4 tool/call c, 5 tool/result c, 6 step/end, 7 turn/end. */
 function turnWithCall(s: Session): void {
-  add(s, 'turn/start', { turn: 1 })
-  add(s, 'user/message', userMsg('u1'), APPEND)
-  add(s, 'step/start', { turn: 1, step: 1 })
-  add(s, 'assistant/message', { turn: 1, step: 1, message: assistantMsg('a1', ['c']) }, APPEND)
-  add(s, 'tool/call', { turn: 1, step: 1, callId: 'c', name: 'read', arguments: '{}' })
-  add(s, 'tool/result', resultData(1, 1, 'r1', 'c'), { surfaceOp: 'append', sourceEventSeqs: [4] })
-  add(s, 'step/end', { turn: 1, step: 1 })
-  add(s, 'turn/end', { turn: 1, reason: { kind: 'completed' } })
-}
-
-function catchError(fn: () => unknown): unknown {
-  try {
-    fn()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected a throw')
+  appendAs(s, 'turn/start', { turn: 1 })
+  appendAs(s, 'user/message', plainUser('u1'), APPEND)
+  appendAs(s, 'step/start', { turn: 1, step: 1 })
+  appendAs(s, 'assistant/message', { turn: 1, step: 1, message: plainAssistant('a1', ['c']) }, APPEND)
+  appendAs(s, 'tool/call', { turn: 1, step: 1, callId: 'c', name: 'read', arguments: '{}' })
+  appendAs(s, 'tool/result', resultData(1, 1, 'r1', 'c'), { surfaceOp: 'append', sourceEventSeqs: [4] })
+  appendAs(s, 'step/end', { turn: 1, step: 1 })
+  appendAs(s, 'turn/end', { turn: 1, reason: { kind: 'completed' } })
 }
 
 function expectError(fn: () => unknown, cls: typeof SessionError, code: string, message: string): void {
-  const error = catchError(fn) as SessionError
+  const error = thrown(fn) as SessionError
   expect(error).toBeInstanceOf(cls)
   expect(error.name).toBe(cls.name)
   expect({ code: error.code, message: error.message }).toEqual({ code, message })
@@ -71,10 +51,6 @@ function isDeepFrozen(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return true
   if (!Object.isFrozen(value)) return false
   return Object.values(value).every(isDeepFrozen)
-}
-
-function fromScratch(events: readonly SessionEvent[]): Message[] {
-  return foldSurface(events).nodes.map(seq => deriveEventMessage(events[seq]!)).filter((m): m is Message => m !== null)
 }
 
 let clock = 0
@@ -250,7 +226,7 @@ describe('live fork', () => {
     store.create(SessionId('C'))
     expectError(() => store.fork(SessionId('nope'), -1, SessionId('C')), SessionForkError, 'SESSION_ALREADY_EXISTS', 'session "C" already exists')
     expectError(() => store.fork(SessionId('nope'), -1, SessionId('a/b')), SessionError, 'INVALID_SESSION_ID', 'invalid session id "a/b"')
-    expect(catchError(() => store.fork(SessionId('nope'), -1, SessionId('a/b')))).not.toBeInstanceOf(SessionForkError)
+    expect(thrown(() => store.fork(SessionId('nope'), -1, SessionId('a/b')))).not.toBeInstanceOf(SessionForkError)
     expectError(() => store.fork(SessionId('nope'), -1, SessionId('D')), SessionForkError, 'SESSION_NOT_FOUND', 'session "nope" not found')
     expect(store.list().map(s => s.id)).toEqual(['P', 'C'])
   })
@@ -277,13 +253,13 @@ describe('live fork', () => {
   it('runs the known-type lookup over the shared prefix: a type unregistered since is refused at its first index', () => {
     const unregister = store.registerEventType('plugin/t')
     const parent = store.create(P)
-    add(parent, 'plugin/u', {}, { ignorable: true })
-    add(parent, 'plugin/t', {}, { ignorable: true })
-    add(parent, 'plugin/t', { n: 1 })
-    add(parent, 'plugin/t', { n: 2 })
+    appendAs(parent, 'plugin/u', {}, { ignorable: true })
+    appendAs(parent, 'plugin/t', {}, { ignorable: true })
+    appendAs(parent, 'plugin/t', { n: 1 })
+    appendAs(parent, 'plugin/t', { n: 2 })
     unregister()
     expect(store.fork(parent, 1, SessionId('early')).seq).toBe(3)
-    const error = catchError(() => store.fork(parent, 3, SessionId('late'))) as SessionError
+    const error = thrown(() => store.fork(parent, 3, SessionId('late'))) as SessionError
     expect({ code: error.code, message: error.message, index: error.index }).toEqual({
       code: 'UNKNOWN_EVENT_TYPE', index: 2,
       message: 'seed event at index 2: event type "plugin/t" is not registered with the session store; register it or mark the event ignorable',
@@ -294,10 +270,10 @@ describe('live fork', () => {
   it('a log without turns forks with no closers; a cut mid-turn far from its start closes that turn', () => {
     const parent = store.create(P)
     store.registerEventType('plugin/x')
-    for (let i = 0; i < 50; i++) add(parent, 'plugin/x', { i })
+    for (let i = 0; i < 50; i++) appendAs(parent, 'plugin/x', { i })
     expect(store.fork(parent, 49).events.slice(50).map(e => e.type)).toEqual(['session/end-seed'])
-    add(parent, 'turn/start', { turn: 1 })
-    for (let i = 0; i < 50; i++) add(parent, 'plugin/x', { i })
+    appendAs(parent, 'turn/start', { turn: 1 })
+    for (let i = 0; i < 50; i++) appendAs(parent, 'plugin/x', { i })
     const child = store.fork(parent)
     expect(child.events.slice(101).map(e => [e.seq, e.type])).toEqual([[101, 'session/end-seed'], [102, 'turn/end']])
   })
@@ -307,42 +283,19 @@ describe('live fork', () => {
     store.registerEventType('plugin/x')
     for (let turn = 1; turn <= 40; turn++) {
       closedTurn(parent, turn)
-      for (let i = 0; i < 100; i++) add(parent, 'plugin/x', { i })
+      for (let i = 0; i < 100; i++) appendAs(parent, 'plugin/x', { i })
     }
     const LONG = 1000
-    const proto = Array.prototype as unknown as Record<PropertyKey, (...args: unknown[]) => unknown>
-    const originals = { slice: proto['slice']!, concat: proto['concat']!, iterator: proto[Symbol.iterator]!, from: Array.from }
-    const counts = { slice: 0, concat: 0, iterator: 0, from: 0 }
-    const isLong = (value: unknown): boolean => Array.isArray(value) && value.length >= LONG
     // Copies are counted by the length of what they produce or read; a short slice of the long log is fine.
-    proto['slice'] = function (this: unknown, ...args: unknown[]) {
-      const out = originals.slice.apply(this, args)
-      if (isLong(out)) counts.slice++
-      return out
-    }
-    proto['concat'] = function (this: unknown, ...args: unknown[]) {
-      if (isLong(this)) counts.concat++
-      return originals.concat.apply(this, args)
-    }
-    proto[Symbol.iterator] = function (this: unknown) {
-      if (isLong(this)) counts.iterator++
-      return originals.iterator.call(this)
-    }
-    Array.from = function (this: unknown, ...args: unknown[]) {
-      if (isLong(args[0])) counts.from++
-      return (originals.from as (...a: unknown[]) => unknown).apply(this, args)
-    } as typeof Array.from
+    const spy = spyArrayCopies(value => Array.isArray(value) && value.length >= LONG, 'result')
     const lookups = vi.spyOn(store.core, 'isKnownEventType')
     let child: Session
     try {
       child = store.fork(parent, 3000)
     } finally {
-      proto['slice'] = originals.slice
-      proto['concat'] = originals.concat
-      proto[Symbol.iterator] = originals.iterator
-      Array.from = originals.from
+      spy.restore()
     }
-    expect(counts).toEqual({ slice: 1, concat: 0, iterator: 0, from: 0 })
+    expect(spy.counts).toEqual({ slice: 1, concat: 0, iterator: 0, from: 0 })
     expect(lookups.mock.calls.length).toBeLessThanOrEqual(8)
     expect(child.events.length).toBe(3002)
     expect(child.events[3000]).toBe(parent.events[3000])
@@ -351,20 +304,20 @@ describe('live fork', () => {
   it('S-117 with the companion loaded, a child cut inside an open step is created and accepts its next turn', async () => {
     await app.plugin(invariant)
     const parent = store.create(P)
-    add(parent, 'turn/start', { turn: 1 })
-    add(parent, 'user/message', userMsg('u1'), APPEND)
-    add(parent, 'step/start', { turn: 1, step: 1 })
-    add(parent, 'assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'ok' } })
-    add(parent, 'assistant/message', { turn: 1, step: 1, message: assistantMsg('a1', ['c1', 'c2']) }, { surfaceOp: 'append', sourceEventSeqs: [3] })
-    add(parent, 'tool/call', { turn: 1, step: 1, callId: 'c1', name: 'read', arguments: '{}' })
+    appendAs(parent, 'turn/start', { turn: 1 })
+    appendAs(parent, 'user/message', plainUser('u1'), APPEND)
+    appendAs(parent, 'step/start', { turn: 1, step: 1 })
+    appendAs(parent, 'assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'ok' } })
+    appendAs(parent, 'assistant/message', { turn: 1, step: 1, message: plainAssistant('a1', ['c1', 'c2']) }, { surfaceOp: 'append', sourceEventSeqs: [3] })
+    appendAs(parent, 'tool/call', { turn: 1, step: 1, callId: 'c1', name: 'read', arguments: '{}' })
 
     const child = store.fork(parent, 5, SessionId('C'))
     expect(child.events.slice(6).map(e => e.type)).toEqual(['session/end-seed', 'tool/result', 'tool/result', 'step/end', 'turn/end'])
     expect((child.events[7] as SessionEvent<'tool/result'>).data.error?.code).toBe('TOOL_OUTCOME_UNKNOWN')
     expect((child.events[8] as SessionEvent<'tool/result'>).data.error?.code).toBe('TOOL_NOT_STARTED')
-    expect(add(child, 'turn/start', { turn: 2 }).seq).toBe(11)
+    expect(appendAs(child, 'turn/start', { turn: 2 }).seq).toBe(11)
     // The companion is really watching the child.
-    expect(catchError(() => add(child, 'turn/start', { turn: 3 }))).toMatchObject({ code: 'SESSION_INVARIANT' })
+    expect(thrown(() => appendAs(child, 'turn/start', { turn: 3 }))).toMatchObject({ code: 'SESSION_INVARIANT' })
   })
 
   it('S-118 a fork of a fork keeps both inherited markers', () => {
@@ -389,7 +342,7 @@ describe('live fork', () => {
     const off = app.on('session/created', (session) => {
       if (session.id === 'C') throw boom
     })
-    expect(catchError(() => store.fork(parent, 5, SessionId('C')))).toBe(boom)
+    expect(thrown(() => store.fork(parent, 5, SessionId('C')))).toBe(boom)
     expect(store.get(SessionId('C'))).toBeUndefined()
     expect(store.list()).toEqual([parent])
     expect(disposed).toEqual(['C'])
@@ -436,7 +389,7 @@ describe('live fork', () => {
 
     const broken = JSON.parse(JSON.stringify(parent.events)) as { data: Record<string, unknown> }[]
     delete broken[1]!.data['id']
-    const error = catchError(() => store.create(SessionId('X'), forkSeed(parent.header, broken as unknown as SessionEvent[], 4))) as SessionError
+    const error = thrown(() => store.create(SessionId('X'), forkSeed(parent.header, broken as unknown as SessionEvent[], 4))) as SessionError
     expect(error).toBeInstanceOf(SessionError)
     expect({ code: error.code, message: error.message, index: error.index })
       .toEqual({ code: 'INVALID_EVENT', message: 'seed event at index 1: event "user/message": data.id is required', index: 1 })
@@ -447,15 +400,15 @@ describe('live fork', () => {
 describe('live fork surface and lifecycle', () => {
   it('closes the cut exactly as a scan of the whole prefix would, at every boundary', () => {
     const parent = store.create(P)
-    add(parent, 'step/start', { turn: 9, step: 9 }) // outside any turn: closers ignore it
+    appendAs(parent, 'step/start', { turn: 9, step: 9 }) // outside any turn: closers ignore it
     turnWithCall(parent)
-    add(parent, 'turn/start', { turn: 2 })
-    add(parent, 'step/start', { turn: 2, step: 1 })
-    add(parent, 'assistant/message', { turn: 2, step: 1, message: assistantMsg('a2', ['x', 'y']) }, APPEND)
-    add(parent, 'tool/call', { turn: 2, step: 1, callId: 'y', name: 'read', arguments: '{}' })
-    add(parent, 'step/end', { turn: 2, step: 1 })
-    add(parent, 'step/start', { turn: 2, step: 2 })
-    add(parent, 'assistant/message', { turn: 2, step: 2, message: assistantMsg('a3', ['z']) }, APPEND)
+    appendAs(parent, 'turn/start', { turn: 2 })
+    appendAs(parent, 'step/start', { turn: 2, step: 1 })
+    appendAs(parent, 'assistant/message', { turn: 2, step: 1, message: plainAssistant('a2', ['x', 'y']) }, APPEND)
+    appendAs(parent, 'tool/call', { turn: 2, step: 1, callId: 'y', name: 'read', arguments: '{}' })
+    appendAs(parent, 'step/end', { turn: 2, step: 1 })
+    appendAs(parent, 'step/start', { turn: 2, step: 2 })
+    appendAs(parent, 'assistant/message', { turn: 2, step: 2, message: plainAssistant('a3', ['z']) }, APPEND)
     const events = parent.events
     for (let b = 0; b < events.length; b++) {
       const { seed } = forkSeed(parent.header, events, b)
@@ -481,7 +434,7 @@ describe('live fork surface and lifecycle', () => {
     const parent = store.create(P)
     turnWithCall(parent)
     // Summarise nodes 1..5 (user, assistant, result) into one user message at seq 8, then keep going.
-    add(parent, 'user/message', userMsg('summary'), { surfaceOp: { op: 'replace', start: 1, end: 5 }, sourceEventSeqs: [1, 3, 5] })
+    appendAs(parent, 'user/message', plainUser('summary'), { surfaceOp: { op: 'replace', start: 1, end: 5 }, sourceEventSeqs: [1, 3, 5] })
     closedTurn(parent, 2)
     expect(parent.surface.replaceGeneration).toBe(1)
     for (const b of [4, 8, 10, 14]) {
@@ -504,7 +457,7 @@ describe('live fork surface and lifecycle', () => {
     const fiber = app.plugin({ inject: ['sessions'], apply: (ctx: Context) => { child = ctx.sessions.fork(P, 5, SessionId('C')) } })
     await fiber
     expect(store.get(SessionId('C'))).toBe(child)
-    add(child!, 'turn/start', { turn: 2 })
+    appendAs(child!, 'turn/start', { turn: 2 })
     expect(seen).toEqual([7])
     await fiber.dispose()
     expect(store.get(SessionId('C'))).toBeUndefined()
@@ -513,10 +466,10 @@ describe('live fork surface and lifecycle', () => {
 
   it('carries the latest request header and context of the prefix', () => {
     const parent = store.create(P)
-    add(parent, 'turn/start', { turn: 1 })
-    add(parent, 'request/header', { header: { config: { provider: 'p', model: 'm1' } }, reason: 'initial' })
-    add(parent, 'request/context', { provider: 'p', model: 'm1' })
-    add(parent, 'request/header', { header: { config: { provider: 'p', model: 'm2' } }, reason: 'change' })
+    appendAs(parent, 'turn/start', { turn: 1 })
+    appendAs(parent, 'request/header', { header: { config: { provider: 'p', model: 'm1' } }, reason: 'initial' })
+    appendAs(parent, 'request/context', { provider: 'p', model: 'm1' })
+    appendAs(parent, 'request/header', { header: { config: { provider: 'p', model: 'm2' } }, reason: 'change' })
     const child = store.fork(parent, 2)
     expect(child.requestHeader()).toEqual({ config: { provider: 'p', model: 'm1' } })
     expect(child.requestContext()).toEqual({ provider: 'p', model: 'm1' })

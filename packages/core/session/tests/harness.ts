@@ -2,8 +2,8 @@
 
 import { Context, Logger, type Exporter } from '@deepseek-ai/cordis'
 import SessionStore, {
-  type AssistantMessage, CallId, MessageId, Session, type SessionEvent, SessionId, type SystemMessage,
-  type ToolResultMessage, type UserMessage,
+  type AssistantMessage, CallId, deriveEventMessage, foldSurface, type Message, MessageId, Session, type SessionEvent,
+  SessionId, type SystemMessage, type ToolResultMessage, type UserMessage,
 } from '../src/index.ts'
 
 /** A real app with the store loaded and every log line (warn and above) captured as formatted text. */
@@ -93,4 +93,74 @@ export function expectError(fn: () => unknown, code: string, message: string): {
 /** A plain untyped event value, for seeds. */
 export function ev(type: string, seq: number, data: unknown, extra: Record<string, unknown> = {}, time = 100): SessionEvent {
   return { type, seq, time, data, ...extra } as unknown as SessionEvent
+}
+
+/** The options of a surface `'append'`. */
+export const APPEND = { surfaceOp: 'append' } as const
+
+/** A user message as a plain JSON literal (unbranded id), for untyped appends. */
+export const plainUser = (id: string, text = 'hello') =>
+  ({ id, role: 'user', source: { kind: 'user' }, content: [{ type: 'text', text }] })
+
+/** An assistant message as a plain JSON literal: a text block, then one `read` tool call per id in `calls`. */
+export const plainAssistant = (id: string, calls: string[] = [], text = 'ok') => ({
+  id, role: 'assistant', source: { kind: 'model', provider: 'p', model: 'm' },
+  content: [{ type: 'text', text }, ...calls.map(c => ({ type: 'tool-call', id: c, name: 'read', arguments: '{}' }))],
+})
+
+/** The messages a from-scratch fold of `events` derives: what the incremental message cache must equal. */
+export function fromScratch(events: readonly SessionEvent[]): Message[] {
+  return foldSurface(events).nodes.map(seq => deriveEventMessage(events[seq]!)).filter((m): m is Message => m !== null)
+}
+
+/** How many calls of each array-copying path the spies of `spyArrayCopies` counted. */
+export interface CopyCounts {
+  slice: number
+  concat: number
+  iterator: number
+  from: number
+}
+
+/**
+ * Spy on the four array-copying paths (`Array.prototype.slice`, `concat`, `[Symbol.iterator]`, `Array.from`): a call
+ * counts when `isLong` holds of its receiver (`concat`, the iterator), of its source (`Array.from`) and, for `slice`,
+ * of its receiver or of its result as `slice` says. Every call still runs the original; `restore()` puts them back.
+ */
+export function spyArrayCopies(
+  isLong: (value: unknown) => boolean, slice: 'receiver' | 'result',
+): { readonly counts: CopyCounts; restore(): void } {
+  const proto = Array.prototype as unknown as Record<PropertyKey, (...args: unknown[]) => unknown>
+  const originals = { slice: proto['slice']!, concat: proto['concat']!, iterator: proto[Symbol.iterator]!, from: Array.from }
+  const counts: CopyCounts = { slice: 0, concat: 0, iterator: 0, from: 0 }
+  proto['slice'] = slice === 'receiver'
+    ? function (this: unknown, ...args: unknown[]) {
+      if (isLong(this)) counts.slice++
+      return originals.slice.apply(this, args)
+    }
+    : function (this: unknown, ...args: unknown[]) {
+      const out = originals.slice.apply(this, args)
+      if (isLong(out)) counts.slice++
+      return out
+    }
+  proto['concat'] = function (this: unknown, ...args: unknown[]) {
+    if (isLong(this)) counts.concat++
+    return originals.concat.apply(this, args)
+  }
+  proto[Symbol.iterator] = function (this: unknown) {
+    if (isLong(this)) counts.iterator++
+    return originals.iterator.call(this)
+  }
+  Array.from = function (this: unknown, ...args: unknown[]) {
+    if (isLong(args[0])) counts.from++
+    return (originals.from as (...a: unknown[]) => unknown).apply(this, args)
+  } as typeof Array.from
+  return {
+    counts,
+    restore() {
+      proto['slice'] = originals.slice
+      proto['concat'] = originals.concat
+      proto[Symbol.iterator] = originals.iterator
+      Array.from = originals.from
+    },
+  }
 }

@@ -1,9 +1,8 @@
 import { Context } from '@deepseek-ai/cordis'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import SessionStore, {
-  deriveEventMessage, foldSurface, SessionId, type Message, type Session, type SessionEvent,
-} from '../src/index.ts'
+import SessionStore, { foldSurface, SessionId, type Session, type SessionEvent } from '../src/index.ts'
+import { fromScratch, plainUser } from './harness.ts'
 
 type LooseAppend = (type: string, data: unknown, opts?: unknown) => SessionEvent
 type SourcesMode = 'all' | 'missing' | 'none' | 'extra'
@@ -40,7 +39,6 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { arbitrary: fc.constant({ k: 'derive' as const }), weight: 2 },
 )
 
-const userMsg = (id: string, text: string) => ({ id, role: 'user', source: { kind: 'user' }, content: [{ type: 'text', text }] })
 const systemMsg = (id: string) => ({ id, role: 'system', source: { kind: 'system' }, content: [{ type: 'text', text: 'rules' }] })
 const assistantData = (id: string, empty: boolean, calls: number) => ({
   turn: 1, step: 1,
@@ -54,10 +52,6 @@ const toolData = (id: string, callId: string, text = 'out') => ({
   message: { id, role: 'user', source: { kind: 'tool', callId }, content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text }] }] },
 })
 
-function fromScratch(events: readonly SessionEvent[]): Message[] {
-  return foldSurface(events).nodes.map(seq => deriveEventMessage(events[seq]!)).filter((m): m is Message => m !== null)
-}
-
 /** The derived list equals the from-scratch projection, element by element the same frozen objects. */
 function expectDerivedMatchesFold(session: Session): void {
   const derived = session.deriveMessages()
@@ -70,7 +64,7 @@ function expectDerivedMatchesFold(session: Session): void {
 function plan(session: Session, cmd: Command, n: number): [string, unknown, unknown] | undefined {
   const s = session.seq
   switch (cmd.k) {
-    case 'user': return ['user/message', userMsg(`u${n}`, cmd.text), { surfaceOp: 'append' }]
+    case 'user': return ['user/message', plainUser(`u${n}`, cmd.text), { surfaceOp: 'append' }]
     case 'system': return ['system/message', systemMsg(`s${n}`), { surfaceOp: 'append' }]
     case 'assistant': return ['assistant/message', assistantData(`a${n}`, cmd.empty, cmd.calls), { surfaceOp: 'append', sourceEventSeqs: [] }]
     case 'tool': return ['tool/result', toolData(`r${n}`, `c${n}`), { surfaceOp: 'append' }]
@@ -82,7 +76,7 @@ function plan(session: Session, cmd: Command, n: number): [string, unknown, unkn
       return ['request/header', { header: { config: cmd.valid ? { provider: 'p', model: `m${n}` } : { provider: 'p' } }, reason: 'change' }, undefined]
     case 'badPayload': return ['user/message', { role: 'user', source: { kind: 'user' }, content: [{ type: 'text', text: 'no id' }] }, { surfaceOp: 'append' }]
     case 'notJson': return ['plugin/x', { big: 1n }, undefined]
-    case 'badOp': return ['user/message', userMsg(`u${n}`, 'x'), { surfaceOp: 'bogus' }]
+    case 'badOp': return ['user/message', plainUser(`u${n}`, 'x'), { surfaceOp: 'bogus' }]
     case 'veto': return ['plugin/veto', {}, undefined]
     case 'derive': return undefined
     case 'replace': {
@@ -100,7 +94,7 @@ function plan(session: Session, cmd: Command, n: number): [string, unknown, unkn
             : undefined
       const opts = { surfaceOp: { op: 'replace', start, end }, ...(sources === undefined ? {} : { sourceEventSeqs: sources }) }
       switch (cmd.kind) {
-        case 'user': return ['user/message', userMsg(`su${n}`, 'summary'), opts]
+        case 'user': return ['user/message', plainUser(`su${n}`, 'summary'), opts]
         case 'system': return ['system/message', systemMsg(`ss${n}`), opts]
         case 'assistant': return ['assistant/message', assistantData(`sa${n}`, false, 0), opts]
         case 'tool': {

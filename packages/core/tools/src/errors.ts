@@ -4,22 +4,16 @@
  * `error.code` is a `ToolOutcomeCode` or a code a body or hook chose.
  */
 
+import { CodedError } from '@logbook/session'
+
 /** Every code a `ToolRegistryError` can carry. */
 export type ToolRegistryErrorCode = 'TOOL_NAME_TAKEN' | 'INVALID_TOOL'
 
 /** The codes the seam itself gives failed outcomes (§4 steps 1–3). */
 export type ToolOutcomeCode = 'UNKNOWN_TOOL' | 'INVALID_ARGS' | 'HOOK_FAILED' | 'TOOL_ERROR' | 'ABORTED' | 'TOOL_TIMEOUT'
 
-/** A misuse of the registry; nothing was registered. */
-export class ToolRegistryError extends Error {
-  declare readonly code: ToolRegistryErrorCode
-
-  constructor(code: ToolRegistryErrorCode, message: string) {
-    super(message)
-    Object.defineProperty(this, 'code', { value: code, enumerable: true, writable: false })
-    this.name = new.target.name
-  }
-}
+/** A misuse of the registry; nothing was registered. `code` is from a closed list (read-only). */
+export class ToolRegistryError extends CodedError<ToolRegistryErrorCode> {}
 
 /**
  * A failure a tool body throws on purpose: the outcome keeps `code` (default `TOOL_ERROR`) and the message, and

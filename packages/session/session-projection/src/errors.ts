@@ -1,5 +1,7 @@
 /** Errors of the projection registry (spec 03 §1.2): one class with a closed list of codes. */
 
+import { CodedError } from '@logbook/session'
+
 /** Every code a `ProjectionError` can carry. */
 export type ProjectionErrorCode = 'INVALID_DEFINITION' | 'DUPLICATE_KEY' | 'PERSISTENCE_NOT_CONFIGURED'
 
@@ -16,16 +18,13 @@ export const PERSISTENCE_NOT_CONFIGURED_MESSAGE =
   'cannot resume: session persistence is not configured (load a session-persistence backend)'
 
 /** A refused registry call, with a code from `ProjectionErrorCode` and an exact one-line message. */
-export class ProjectionError extends Error {
-  declare readonly code: ProjectionErrorCode
+export class ProjectionError extends CodedError<ProjectionErrorCode> {
   /** The projection key involved, when there is one. */
   readonly key?: string
 
   constructor(code: ProjectionErrorCode, message: string, key?: string) {
-    super(message)
-    Object.defineProperty(this, 'code', { value: code, enumerable: true, writable: false })
+    super(code, message)
     if (key !== undefined) this.key = key
-    this.name = 'ProjectionError'
   }
 }
 

@@ -1,27 +1,8 @@
-import type { Context } from '@deepseek-ai/cordis'
 import Schema from '@deepseek-ai/schemastery'
 import type { Session, SessionEvent } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
 import { foldProjection, type ProjectionChange, type ProjectionDefinition } from '../src/index.ts'
-import { appendAs, makeApp, mark, MARK, sid, unitM } from './helpers.ts'
-
-const NO_BUILTINS = { builtins: { stats: false, todos: false, title: false } }
-
-/** A unit whose state lists the seqs of the marks it saw (object state, so deep-equal ≠ same reference). */
-function seqList(key = 'test/seqs'): ProjectionDefinition<{ seqs: number[] }, number[]> {
-  return {
-    key, stateVersion: 1, stateSchema: Schema.object({ seqs: Schema.array(Schema.natural()) }),
-    init: () => ({ seqs: [] }),
-    apply: (s, e) => ((e.type as string) === MARK ? { seqs: [...s.seqs, e.seq] } : s),
-    view: s => s.seqs,
-  }
-}
-
-function collect(app: Context): ProjectionChange[] {
-  const changes: ProjectionChange[] = []
-  app.sessionProjections.onChanged(change => changes.push(change))
-  return changes
-}
+import { appendAs, collect, makeApp, mark, NO_BUILTINS, seqList, sid, unitM } from './helpers.ts'
 
 describe('registry: containment and immutability (03 §1.3 rules 6, 8)', () => {
   function failingAt(seq: number, key = 'test/a'): ProjectionDefinition<number, number> & { fail: boolean } {

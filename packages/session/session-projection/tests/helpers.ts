@@ -7,7 +7,7 @@ import SessionStore, {
 } from '@logbook/session'
 import SessionProjections from '../src/index.ts'
 import type { SessionId as SessionIdType } from '@logbook/session'
-import type { ProjectionDefinition, SessionProjectionConfig } from '../src/index.ts'
+import type { ProjectionChange, ProjectionDefinition, SessionProjectionConfig } from '../src/index.ts'
 
 /** The plugin-type name unit M counts. */
 export const MARK = 'test/mark'
@@ -20,6 +20,26 @@ export function unitM(key = 'test/m', version = 1): ProjectionDefinition<number,
     apply: (n, e) => ((e.type as string) === MARK ? n + 1 : n),
     view: n => n,
   }
+}
+
+/** A registry config with every built-in unit off, so a test sees only the units it registers. */
+export const NO_BUILTINS = { builtins: { stats: false, todos: false, title: false } }
+
+/** A unit whose state lists the seqs of the marks it saw (object state, so deep-equal ≠ same reference). */
+export function seqList(key = 'test/seqs'): ProjectionDefinition<{ seqs: number[] }, number[]> {
+  return {
+    key, stateVersion: 1, stateSchema: Schema.object({ seqs: Schema.array(Schema.natural()) }),
+    init: () => ({ seqs: [] }),
+    apply: (s, e) => ((e.type as string) === MARK ? { seqs: [...s.seqs, e.seq] } : s),
+    view: s => s.seqs,
+  }
+}
+
+/** Every `onChanged` notification of `app`'s registry from now on, in order. */
+export function collect(app: Context): ProjectionChange[] {
+  const changes: ProjectionChange[] = []
+  app.sessionProjections.onChanged(change => changes.push(change))
+  return changes
 }
 
 type DeepPartial<T> = { [K in keyof T]?: Partial<T[K]> }

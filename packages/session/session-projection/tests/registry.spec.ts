@@ -2,25 +2,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import Schema from '@deepseek-ai/schemastery'
 import { describe, expect, it } from 'vitest'
 import type { ProjectionChange, ProjectionDefinition } from '../src/index.ts'
-import { appendAs, makeApp, mark, MARK, sid, thrown, unitM } from './helpers.ts'
-
-const NO_BUILTINS = { builtins: { stats: false, todos: false, title: false } }
-
-/** A unit whose state lists the seqs of the marks it saw (object state, so deep-equal ≠ same reference). */
-function seqList(key = 'test/seqs'): ProjectionDefinition<{ seqs: number[] }, number[]> {
-  return {
-    key, stateVersion: 1, stateSchema: Schema.object({ seqs: Schema.array(Schema.natural()) }),
-    init: () => ({ seqs: [] }),
-    apply: (s, e) => ((e.type as string) === MARK ? { seqs: [...s.seqs, e.seq] } : s),
-    view: s => s.seqs,
-  }
-}
-
-function collect(app: Context): ProjectionChange[] {
-  const changes: ProjectionChange[] = []
-  app.sessionProjections.onChanged(change => changes.push(change))
-  return changes
-}
+import { appendAs, collect, makeApp, mark, MARK, NO_BUILTINS, seqList, sid, thrown, unitM } from './helpers.ts'
 
 describe('registry: register, stateOf, snapshot (03 §1.2)', () => {
   it('L-001 unit M counts marks; snapshot.asOfSeq is the last seq; an empty session gives asOfSeq −1 and view(init())', async () => {
