@@ -180,13 +180,11 @@ export function decodeStorageRecord(value: unknown): SessionEvent[] {
   const row: Row = {
     seq0: seq0 as number, time0: time0 as number, gaps, turn: turn as number, step: step as number, index: index as number,
   }
-  const members = !tool
-    ? textMembers(row, tag === 'text-chunks' ? 'text-delta' : 'reasoning-delta', pieces as string[])
-    : hasOwn(data, 'name')
-      ? namedToolMembers(row, data.id as CallId, data.name as string, pieces as string[])
-      : toolMembers(row, data.id as CallId, pieces as string[])
+  const members = buildMembers(row, tag, pieces as string[], tool ? (data.id as CallId) : undefined,
+    tool && hasOwn(data, 'name') ? (data.name as string) : undefined)
+  // The registered list stays private: a caller editing the returned array cannot slip other values into a run.
   decodedRuns.set(members[0] as SessionEvent, members)
-  return members
+  return members.slice()
 }
 
 /** Throws the row's `ChunkRowError` (a module function: no closure per decoded row). */
@@ -212,42 +210,37 @@ interface Row {
   readonly turn: number; readonly step: number; readonly index: number
 }
 
-// One builder per chunk shape, so that each object literal site sees one shape (members are built frozen, in
-// declaration key order, with no intermediate arrays).
 const freeze = Object.freeze
 
-function textMembers(row: Row, deltaType: 'text-delta' | 'reasoning-delta', pieces: readonly string[]): SessionEvent[] {
+/**
+ * The members of a validated row, built frozen in declaration key order straight from its fragments (no intermediate
+ * arrays). One loop per chunk shape, so each object literal site sees one shape; kept as one function, called once per
+ * row, so that the optimiser compiles the allocating loops on their own instead of into every caller (their
+ * allocation sites change tenuring as a restore goes on, which discards the code they were compiled into).
+ */
+function buildMembers(row: Row, tag: ChunkRowTag, pieces: readonly string[], id: CallId | undefined, name: string | undefined): SessionEvent[] {
   const { seq0, gaps, turn, step, index } = row
   const members: SessionEvent[] = []
   let time = row.time0
-  for (let i = 0; i < pieces.length; i++) {
-    if (i > 0) time += gaps[i - 1] as number
-    const chunk = freeze({ type: deltaType, index, text: pieces[i] as string })
-    members.push(freeze({ type: 'assistant/chunk' as const, seq: seq0 + i, time, data: freeze({ turn, step, chunk }) }))
-  }
-  return members
-}
-
-function toolMembers(row: Row, id: CallId, pieces: readonly string[]): SessionEvent[] {
-  const { seq0, gaps, turn, step, index } = row
-  const members: SessionEvent[] = []
-  let time = row.time0
-  for (let i = 0; i < pieces.length; i++) {
-    if (i > 0) time += gaps[i - 1] as number
-    const chunk = freeze({ type: 'tool-call-delta' as const, index, id, argumentsDelta: pieces[i] as string })
-    members.push(freeze({ type: 'assistant/chunk' as const, seq: seq0 + i, time, data: freeze({ turn, step, chunk }) }))
-  }
-  return members
-}
-
-function namedToolMembers(row: Row, id: CallId, name: string, pieces: readonly string[]): SessionEvent[] {
-  const { seq0, gaps, turn, step, index } = row
-  const members: SessionEvent[] = []
-  let time = row.time0
-  for (let i = 0; i < pieces.length; i++) {
-    if (i > 0) time += gaps[i - 1] as number
-    const chunk = freeze({ type: 'tool-call-delta' as const, index, id, name, argumentsDelta: pieces[i] as string })
-    members.push(freeze({ type: 'assistant/chunk' as const, seq: seq0 + i, time, data: freeze({ turn, step, chunk }) }))
+  if (id === undefined) {
+    const deltaType = tag === 'text-chunks' ? 'text-delta' : 'reasoning-delta'
+    for (let i = 0; i < pieces.length; i++) {
+      if (i > 0) time += gaps[i - 1] as number
+      const chunk = freeze({ type: deltaType, index, text: pieces[i] as string })
+      members.push(freeze({ type: 'assistant/chunk' as const, seq: seq0 + i, time, data: freeze({ turn, step, chunk }) }))
+    }
+  } else if (name === undefined) {
+    for (let i = 0; i < pieces.length; i++) {
+      if (i > 0) time += gaps[i - 1] as number
+      const chunk = freeze({ type: 'tool-call-delta' as const, index, id, argumentsDelta: pieces[i] as string })
+      members.push(freeze({ type: 'assistant/chunk' as const, seq: seq0 + i, time, data: freeze({ turn, step, chunk }) }))
+    }
+  } else {
+    for (let i = 0; i < pieces.length; i++) {
+      if (i > 0) time += gaps[i - 1] as number
+      const chunk = freeze({ type: 'tool-call-delta' as const, index, id, name, argumentsDelta: pieces[i] as string })
+      members.push(freeze({ type: 'assistant/chunk' as const, seq: seq0 + i, time, data: freeze({ turn, step, chunk }) }))
+    }
   }
   return members
 }

@@ -5,7 +5,7 @@
  */
 
 import { CHUNK_ROW_TAGS, isSurfaceType, type SessionEvent } from '@logbook/session'
-import { decodeRecordValue, isTurnEndEvidence, type EncodedRecord, type ScanRecord } from '@logbook/session-persistence'
+import { decodeRecordValue, isTurnEndEvidence, type EncodedRecord, type RecordResult, type ScanRecord } from '@logbook/session-persistence'
 
 /** One `logbook_events` row as selected by `select-events-from.sql`. */
 export interface EventRow {
@@ -17,9 +17,12 @@ export interface EventRow {
   readonly body: string
 }
 
-/** A row decoded and checked: its events when valid, else why not and whether it is turn/end evidence. */
+/**
+ * A row decoded and checked: its events when valid (with the codec's result, which keeps the `packed` flag the
+ * coordinator's fast path relies on), else why not and whether it is turn/end evidence.
+ */
 export type CheckedRow =
-  | { readonly ok: true; readonly events: readonly SessionEvent[]; readonly lastTime: number }
+  | { readonly ok: true; readonly events: readonly SessionEvent[]; readonly lastTime: number; readonly result: RecordResult & { readonly ok: true } }
   | { readonly ok: false; readonly reason: string; readonly turnEndEvidence: boolean }
 
 const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['type', 'seq', 'time', 'data', 'ignorable', 'surfaceOp', 'sourceEventSeqs'])
@@ -64,17 +67,15 @@ export function coveredBy(row: EventRow): number {
  * rules are the coordinator's; `checkEnvelopes` also applies them (used by the cut's re-classification).
  */
 export function checkRow(row: EventRow, checkEnvelopes = false): CheckedRow {
-  const failed = (reason: string, turnEndEvidence: boolean): CheckedRow =>
-    ({ ok: false, reason: `row at seq ${row.seq}: ${reason}`, turnEndEvidence })
   let value: unknown
   try {
     value = JSON.parse(row.body)
   } catch {
-    return failed('body is not valid JSON', false)
+    return failed(row, 'body is not valid JSON', false)
   }
   const evidence = isTurnEndEvidence(value)
   const decoded = decodeRecordValue(value)
-  if (!decoded.ok) return failed(decoded.reason, evidence)
+  if (!decoded.ok) return failed(row, decoded.reason, evidence)
   const events = decoded.events
   const first = events[0] as { type?: unknown; seq?: unknown; time?: unknown } | undefined
   const last = events[events.length - 1] as { seq?: unknown; time?: unknown } | undefined
@@ -93,21 +94,26 @@ export function checkRow(row: EventRow, checkEnvelopes = false): CheckedRow {
             : first.time !== row.time
               ? `body time ${String(first.time)} differs from time column ${row.time}`
               : undefined
-  if (problem !== undefined) return failed(problem, evidence)
+  if (problem !== undefined) return failed(row, problem, evidence)
   if (checkEnvelopes) {
     for (const event of events) {
       const envelope = envelopeProblem(event)
-      if (envelope !== undefined) return failed(envelope, evidence)
+      if (envelope !== undefined) return failed(row, envelope, evidence)
     }
   }
-  return { ok: true, events, lastTime: last!.time as number }
+  return { ok: true, events, lastTime: last!.time as number, result: decoded }
+}
+
+/** A row that is a defect: `row at seq <seq>: <reason>`. (A module function: no closure per row on the hot path.) */
+function failed(row: EventRow, reason: string, turnEndEvidence: boolean): CheckedRow {
+  return { ok: false, reason: `row at seq ${row.seq}: ${reason}`, turnEndEvidence }
 }
 
 /** The scan record of a checked row (`marker` = the end of the previous row). */
 export function scanRecord(marker: number, row: EventRow, checked: CheckedRow): ScanRecord<number> {
   const eventCount = coveredBy(row)
   return checked.ok
-    ? { marker, complete: true, result: { ok: true, events: checked.events }, eventCount }
+    ? { marker, complete: true, result: checked.result, eventCount }
     : { marker, complete: true, result: checked, eventCount }
 }
 

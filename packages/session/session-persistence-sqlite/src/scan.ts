@@ -27,15 +27,21 @@ export interface ScanState {
 const isTurnEnd = (events: readonly SessionEvent[]): boolean =>
   events.length === 1 && events[0]!.type === 'turn/end' && Number.isSafeInteger(events[0]!.seq)
 
-/** One record per row from `end` on, plus the SQLite-only defects (beyond `next_seq`, missing rows). */
-function rowRecords(rows: readonly EventRow[], nextSeq: number, start: number, fromSeq: number): {
+/**
+ * One record per row from `end` on, plus the SQLite-only defects (beyond `next_seq`, missing rows). Rows are consumed
+ * as the statement steps (each body is parsed and dropped while young, instead of all bodies being held at once).
+ */
+function rowRecords(rows: Iterable<EventRow>, nextSeq: number, start: number, fromSeq: number): {
   records: ScanRecord<number>[]
   startSeq: number
+  rowCount: number
 } {
   const records: ScanRecord<number>[] = []
   let end: number | undefined
   let startSeq = start
+  let rowCount = 0
   for (const row of rows) {
+    rowCount++
     if (row.last_seq < fromSeq) continue
     if (end === undefined) {
       startSeq = Math.min(row.seq, Math.max(start, fromSeq))
@@ -69,7 +75,7 @@ function rowRecords(rows: readonly EventRow[], nextSeq: number, start: number, f
       result: { ok: false, reason: `rows from seq ${end} below the stored next seq ${nextSeq} are missing`, turnEndEvidence: false },
     })
   }
-  return { records, startSeq }
+  return { records, startSeq, rowCount }
 }
 
 /**
@@ -85,16 +91,16 @@ export function scanSession(stmt: Stmt, id: string, fromSeq: number | undefined,
   const revision = revisionToken(state.storeId, session.incarnation, session.revision)
   const seek = fromSeq !== undefined && fromSeq > 0
   const from = seek ? Math.max(0, fromSeq - SEEK_WINDOW) : 0
-  const rows = stmt('select-events-from').all({ sessionId: id, fromSeq: from }) as EventRow[]
-  state.countRead(rows.length)
-  const { records, startSeq } = rowRecords(rows, session.next_seq, seek ? from : 0, seek ? fromSeq : 0)
-  let physicalLength = rows.length
+  const rows = stmt('select-events-from').iterate({ sessionId: id, fromSeq: from }) as IterableIterator<EventRow>
+  const { records, startSeq, rowCount } = rowRecords(rows, session.next_seq, seek ? from : 0, seek ? fromSeq : 0)
+  state.countRead(rowCount)
+  let physicalLength = rowCount
   if (seek) {
     // a seek never counts the whole log: the row count is known only when cached for this very revision
     const cached = state.rowCounts.get(id)
     physicalLength = cached?.revision === revision ? cached.rows : -1
   } else {
-    state.rowCounts.set(id, { revision, rows: rows.length })
+    state.rowCounts.set(id, { revision, rows: rowCount })
   }
   return {
     header,
