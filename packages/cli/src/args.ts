@@ -63,11 +63,6 @@ function isCommand(name: string): name is CommandName {
   return (COMMANDS as readonly string[]).includes(name) || name === '__demo-child'
 }
 
-/** The global flags only, read leniently (for `--quiet` / `--no-color` when parsing itself fails). */
-export function lenientFlags(argv: readonly string[]): { quiet: boolean; noColor: boolean } {
-  return { quiet: argv.includes('--quiet'), noColor: argv.includes('--no-color') }
-}
-
 /**
  * Parse `argv` (without `node` and the script).
  * @throws CliError `USAGE` for an unknown command or option, a missing or unexpected value, or an option that the

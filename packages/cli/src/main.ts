@@ -1,7 +1,7 @@
 /**
  * The `logbook` command line (spec 03 §6): parse, dispatch, report. Every failure is one stderr line
  * `logbook: <message> [<CODE>]` (the stack only with `LOGBOOK_DEBUG=1`) and a documented exit code; SIGINT
- * cancels running turns, disposes the app and exits 130.
+ * cancels running turns, disposes the app and exits 130 (a second SIGINT exits 130 at once).
  */
 
 import { createRequire } from 'node:module'
@@ -68,7 +68,11 @@ async function dispatch(args: ParsedArgs, output: Output, streams: CliStreams, c
       return () => apps.delete(app)
     },
   }
-  const onSigint = (): void => controller.abort(new DOMException('interrupted by SIGINT', 'AbortError'))
+  const onSigint = (): void => {
+    // A second Ctrl-C does not wait for a teardown that seems stuck.
+    if (controller.signal.aborted) process.exit(EXIT.INTERRUPTED)
+    controller.abort(new DOMException('interrupted by SIGINT', 'AbortError'))
+  }
   if (handleSigint) process.on('SIGINT', onSigint)
   try {
     const interrupted = new Promise<'interrupted'>(settle => controller.signal.addEventListener('abort', () => settle('interrupted'), { once: true }))

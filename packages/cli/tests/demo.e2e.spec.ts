@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { lines, logbook } from './helpers/cli.ts'
+import { lines, logbook, startLogbook } from './helpers/cli.ts'
 import { tempDir, withStore } from './helpers/store.ts'
 
 describe('logbook demo', () => {
@@ -58,5 +58,22 @@ describe('logbook demo', () => {
     expect(run.code).toBe(0)
     expect(run.stdout).toContain('1. A session with tools: demo-2')
     expect(run.stdout.replaceAll('demo-2', 'demo-1')).toBe(first)
+  })
+})
+
+describe('logbook demo interrupted', () => {
+  it('SIGINT while the child process runs: exit 130, one line, and no process keeps the session locked', async () => {
+    const cwd = tempDir()
+    const running = startLogbook(['demo'], { cwd })
+    for (let i = 0; i < 600 && !running.stdout().includes('a child process resumes demo-1'); i++) await new Promise(resolve => setTimeout(resolve, 25))
+    expect(running.stdout()).toContain('a child process resumes demo-1')
+    running.child.kill('SIGINT')
+    const run = await running.done
+    expect(run.code).toBe(130)
+    expect(lines(run.stderr)).toEqual(['logbook: interrupted'])
+    // Had the child survived its parent, it would still hold demo-1's write lock: compact would be SESSION_LOCKED.
+    const compact = await logbook(['compact', 'demo-1'], { cwd })
+    expect(compact.stderr).toBe('')
+    expect(compact.code).toBe(0)
   })
 })

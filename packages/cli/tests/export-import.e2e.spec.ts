@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { DEMO_MODEL, DEMO_PROVIDER } from '../src/app/embedded.ts'
 import { DEMO_PROMPTS, DEMO_SYSTEM } from '../src/demo/script.ts'
 import { lines, logbook } from './helpers/cli.ts'
-import { tempDir, withStore } from './helpers/store.ts'
+import { storeEvents, tempDir, turnEvents, withStore } from './helpers/store.ts'
 
 describe('logbook export and import', () => {
   const cwd = tempDir()
@@ -60,6 +60,41 @@ describe('logbook export and import', () => {
     expect(bad.code).toBe(1)
     expect(bad.stderr).toMatch(/bad\.jsonl: line 5: .*must be a positive safe integer \[INVALID_EXPORT\]\n$/)
     expect((await logbook(['show', 'x3'], { cwd })).code).toBe(3)
+  })
+
+  it('L-116 an open last turn is kept: import stores it as exported, for a resume to close', async () => {
+    await withStore(root, app => storeEvents(app, 'open-turn', [...turnEvents(0, 1, 1_000, 'one'), ...turnEvents(6, 2, 2_000, 'two', { open: true })]))
+    expect((await logbook(['export', 'open-turn', '--format', 'jsonl', '--out', 'open.jsonl'], { cwd })).code).toBe(0)
+    const imported = await logbook(['import', 'open.jsonl', '--as', 'open-copy'], { cwd })
+    expect(imported.code).toBe(0)
+    const original = await logbook(['show', 'open-turn', '--json'], { cwd })
+    const copy = await logbook(['show', 'open-copy', '--json'], { cwd })
+    expect(lines(copy.stdout)).toHaveLength(11)
+    expect(copy.stdout).toBe(original.stdout)
+    const verify = await logbook(['verify', 'open-copy'], { cwd })
+    expect(verify.code).toBe(5)
+    expect(verify.stdout).toMatch(/ {2}warn {2}relations +turn 2 is open; a resume appends 1 closer\(s\)/)
+  })
+
+  it('L-116 import refuses an invalid header or id as an invalid export, naming the file', async () => {
+    const file = readFileSync(join(cwd, 'orig.jsonl'), 'utf8')
+    const [head, ...rest] = file.split('\n')
+    const preamble = JSON.parse(head!) as { header: Record<string, unknown> }
+    writeFileSync(join(cwd, 'bad-header.jsonl'), [JSON.stringify({ ...preamble, header: { ...preamble.header, createdAt: 'yesterday' } }), ...rest].join('\n'))
+    const badHeader = await logbook(['import', 'bad-header.jsonl', '--as', 'x4'], { cwd })
+    expect(badHeader.code).toBe(1)
+    expect(lines(badHeader.stderr)).toEqual([
+      `logbook: ${join(cwd, 'bad-header.jsonl')}: the header is invalid: session header createdAt must be a non-negative safe integer [INVALID_EXPORT]`,
+    ])
+    writeFileSync(join(cwd, 'bad-id.jsonl'), [JSON.stringify({ ...preamble, header: { ...preamble.header, id: 'a b' } }), ...rest].join('\n'))
+    const badId = await logbook(['import', 'bad-id.jsonl'], { cwd })
+    expect(badId.code).toBe(1)
+    expect(lines(badId.stderr)).toEqual([
+      `logbook: ${join(cwd, 'bad-id.jsonl')}: the header's id "a b" is not a valid session id (store it under another with --as <id>) [INVALID_EXPORT]`,
+    ])
+    const renamed = await logbook(['import', 'bad-id.jsonl', '--as', 'good-id'], { cwd })
+    expect(renamed.code).toBe(0)
+    expect(renamed.stdout).toBe('good-id\n')
   })
 
   it('L-117 export --format openai-messages: system first, assistant tool_calls, tool role results', async () => {

@@ -38,6 +38,23 @@ describe('logbook fork', () => {
     expect(lines(missing.stderr)).toEqual(['logbook: session "ghost" not found [SESSION_NOT_FOUND]'])
   })
 
+  it('L-113 fork checks in 01 §7\'s order: a taken child, then a missing source, then the boundary', async () => {
+    const taken = await logbook(['fork', 'p', '--at', '-1', '--as', 'taken'], { cwd })
+    expect(taken.code).toBe(4)
+    expect(lines(taken.stderr)).toEqual(['logbook: session "taken" already exists [SESSION_ALREADY_EXISTS]'])
+    const ghost = await logbook(['fork', 'ghost', '--at', 'soon'], { cwd })
+    expect(ghost.code).toBe(3)
+    expect(lines(ghost.stderr)).toEqual(['logbook: session "ghost" not found [SESSION_NOT_FOUND]'])
+    for (const at of ['-1', 'soon', '2.5']) {
+      const run = await logbook(['fork', 'p', '--at', at], { cwd })
+      expect(run.code).toBe(2)
+      expect(lines(run.stderr)).toEqual([`logbook: fork boundary must be a non-negative safe integer, got ${at} [INVALID_BOUNDARY]`])
+    }
+    const badChild = await logbook(['fork', 'ghost', '--as', 'a b'], { cwd })
+    expect(badChild.code).toBe(2)
+    expect(lines(badChild.stderr)).toEqual(['logbook: invalid session id "a b" [INVALID_SESSION_ID]'])
+  })
+
   it('L-113 fork inside the open turn prints the child id; the child is closed with forked closers; the parent is untouched', async () => {
     const before = fingerprint(sessionFile(root, 'p'))
     const run = await logbook(['fork', 'p', '--at', '8'], { cwd })
@@ -62,9 +79,11 @@ describe('logbook compact', () => {
 
   beforeAll(async () => {
     await withStore(root, async (app) => {
-      const agent = await app.agents().create({ sessionId: 'long', options: { provider: DEMO_PROVIDER, model: DEMO_MODEL } })
-      await agent.send(DEMO_PROMPTS.plan)
-      await agent.dispose()
+      for (const id of ['long', 'other']) {
+        const agent = await app.agents().create({ sessionId: id, options: { provider: DEMO_PROVIDER, model: DEMO_MODEL } })
+        await agent.send(DEMO_PROMPTS.plan)
+        await agent.dispose()
+      }
     })
   })
 
@@ -92,7 +111,25 @@ describe('logbook compact', () => {
     const again = await logbook(['compact', 'long', '--json'], { cwd })
     expect(again.code).toBe(0)
     expect(again.stdout).toBe('null\n')
+    const text = await logbook(['compact', 'long'], { cwd })
+    expect(text.code).toBe(0)
+    expect(text.stdout).toBe('nothing to compact\n')
     const verify = await logbook(['verify', 'long'], { cwd })
     expect(verify.code).toBe(0)
+  })
+
+  it('L-114 compact --json prints the region result of 03 §2.6, as stored', async () => {
+    const run = await logbook(['compact', 'other', '--json'], { cwd })
+    expect(run.stderr).toBe('')
+    expect(run.code).toBe(0)
+    const result = JSON.parse(run.stdout) as { compactionId: string; startSeq: number; summarySeq: number; checkpointSeq: number; endSeq: number; shadowedSeqs: number[] }
+    expect(Object.keys(result).sort()).toEqual(['checkpointSeq', 'compactionId', 'endSeq', 'shadowedRange', 'shadowedSeqs', 'shadowedTokenCount', 'startSeq', 'summary', 'summarySeq', 'summaryTokenCount'])
+    await withStore(root, async (app) => {
+      const events = await app.persistence().readFrom('other', result.startSeq)
+      expect(events.map(event => [event.seq, event.type])).toEqual([
+        [result.startSeq, 'compaction/start'], [result.summarySeq, 'compaction/summary'], [result.checkpointSeq, 'user/message'], [result.endSeq, 'compaction/end'],
+      ])
+      expect((events[1]!.data as { compactionId: string }).compactionId).toBe(result.compactionId)
+    })
   })
 })

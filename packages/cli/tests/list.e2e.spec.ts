@@ -1,6 +1,8 @@
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { lines, logbook } from './helpers/cli.ts'
+import { sessionFile } from './helpers/files.ts'
 import { storeEvents, tempDir, turnEvents, withStore } from './helpers/store.ts'
 
 const T0 = Date.UTC(2026, 0, 1)
@@ -49,6 +51,40 @@ describe('logbook list', () => {
     const [, top, next] = lines(run.stdout)
     expect(top!.split(/ {2,}/)).toEqual(['s-44', new Date(T0 + 44_000).toISOString(), '6', '1', 'Question number 44', 's-00'])
     expect(next!.split(/ {2,}/)).toEqual(['s-43', new Date(T0 + 43_000).toISOString(), '6', '1', 'Question number 43', '-'])
+  })
+
+  it('L-118 --progress on a list of more than 20 sessions reports on stderr; the page has no more: line', async () => {
+    const run = await logbook(['list', '--limit', '45', '--progress'], { cwd })
+    expect(run.code).toBe(0)
+    expect(ids(run.stdout)).toHaveLength(45)
+    const progress = lines(run.stderr)
+    expect(progress[0]).toBe('logbook: list sessions: 0/45')
+    expect(progress.at(-1)).toBe('logbook: list sessions: 45/45')
+    expect(progress.every(line => /^logbook: list sessions: \d+\/45$/.test(line))).toBe(true)
+    const small = await logbook(['list', '--limit', '20', '--progress', '--json'], { cwd })
+    expect(small.stderr).toBe('')
+  })
+
+  it('L-110 turns and title show - when the session cannot be summarised', async () => {
+    const here = tempDir()
+    const store = join(here, '.logbook')
+    await withStore(store, async (app) => {
+      await storeEvents(app, 'fine', turnEvents(0, 1, T0, 'All good'))
+      await storeEvents(app, 'broken', [...turnEvents(0, 1, T0 + 1000, 'Broken soon'), ...turnEvents(6, 2, T0 + 1000, 'more')])
+    })
+    const file = sessionFile(store, 'broken')
+    const rows = readFileSync(file, 'utf8').split('\n')
+    rows[3] = 'not json'
+    writeFileSync(file, rows.join('\n'))
+    const run = await logbook(['list', '--json'], { cwd: here })
+    expect(run.code).toBe(0)
+    const page = JSON.parse(run.stdout) as { items: { id: string; turns: number | null; title: string | null }[] }
+    expect(page.items.map(({ id, turns, title }) => ({ id, turns, title }))).toEqual([
+      { id: 'broken', turns: null, title: null },
+      { id: 'fine', turns: 1, title: 'All good' },
+    ])
+    const text = await logbook(['list'], { cwd: here })
+    expect(lines(text.stdout)[1]!.split(/ {2,}/)).toEqual(['broken', new Date(T0 + 1000).toISOString(), '12', '-', '-', '-'])
   })
 
   it('L-110 --json prints { items, nextCursor }; --quiet drops the more: line', async () => {

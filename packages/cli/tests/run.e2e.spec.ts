@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -71,7 +71,11 @@ describe('logbook run --config', () => {
 
   it('L-119 the sessions of a config app are stored where its persistence row says', async () => {
     const file = write(app(server.baseUrl, SQLITE))
-    expect((await logbook(['run', '--config', file], { cwd })).code).toBe(0)
+    const elsewhere = tempDir()
+    expect((await logbook(['run', '--config', file], { cwd: elsewhere })).code).toBe(0)
+    // Relative paths in an entry's config resolve against the config file's folder, not the working directory.
+    expect(existsSync(join(dirname(file), '.logbook', 'logbook.sqlite'))).toBe(true)
+    expect(existsSync(join(elsewhere, '.logbook'))).toBe(false)
     const listed = await logbook(['list', '--config', file, '--json'], { cwd })
     const page = JSON.parse(listed.stdout) as { items: { id: string; turns: number; title: string }[] }
     expect(page.items).toHaveLength(1)
@@ -115,6 +119,37 @@ describe('logbook run --config', () => {
     expect(lines(run.stderr)).toEqual(['logbook: interrupted'])
   })
 
+  it('L-119 a plugin whose apply throws fails the boot with one line naming the entry, exit 1', async () => {
+    const file = write([...app(server.baseUrl, JSONL), ['boom', `- { id: boom, name: ./boom.mjs }`] as const])
+    writeFileSync(join(dirname(file), 'boom.mjs'), `export const name = 'boom'\nexport function apply() { throw new Error('the boom plugin\\ncannot start') }\n`)
+    const run = await logbook(['run', '--config', file], { cwd })
+    expect(run.code).toBe(1)
+    expect(run.stdout).toBe('')
+    expect(lines(run.stderr)).toEqual(['logbook: entry boom (./boom.mjs) failed: the boom plugin cannot start'])
+  })
+
+  it('L-119 package names resolve from the config folder first; Cordis log records go to stderr, one line each', async () => {
+    const file = write([...app(server.baseUrl, JSONL).slice(0, 2), ['noisy', `- { id: noisy, name: acme-noisy }`] as const])
+    const pkg = join(dirname(file), 'node_modules', 'acme-noisy')
+    mkdirSync(pkg, { recursive: true })
+    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'acme-noisy', type: 'module', exports: './index.js' }))
+    writeFileSync(join(pkg, 'index.js'), [
+      `export const name = 'acme-noisy'`,
+      `export function apply(ctx) {`,
+      `  ctx.logger('acme-noisy').warn('first line\\nsecond line')`,
+      `  ctx.logger('acme-noisy').info('only with LOGBOOK_DEBUG')`,
+      `  ctx.logger('acme-noisy').error(new Error('an error record'))`,
+      `}`,
+    ].join('\n'))
+    const run = await logbook(['list', '--config', file], { cwd })
+    expect(run.code).toBe(0)
+    expect(run.stdout).toBe('')
+    expect(lines(run.stderr)).toEqual(['logbook: warn acme-noisy: first line second line', 'logbook: error acme-noisy: an error record'])
+    const quiet = await logbook(['list', '--config', file, '--quiet'], { cwd })
+    expect(quiet.code).toBe(0)
+    expect(lines(quiet.stderr)).toEqual(['logbook: error acme-noisy: an error record'])
+  })
+
   it('L-119 run needs --config; a missing file is one line, exit 1', async () => {
     const none = await logbook(['run'], { cwd })
     expect(none.code).toBe(2)
@@ -122,6 +157,33 @@ describe('logbook run --config', () => {
     const missing = await logbook(['run', '--config', 'nope.yml'], { cwd })
     expect(missing.code).toBe(1)
     expect(lines(missing.stderr)).toEqual([`logbook: config file not found: ${join(cwd, 'nope.yml')} [BOOT_FAILED]`])
+    const notAList = join(tempDir(), 'cordis.yml')
+    writeFileSync(notAList, 'session: { name: "@logbook/session" }\n')
+    const bad = await logbook(['run', '--config', notAList], { cwd })
+    expect(bad.code).toBe(1)
+    expect(bad.stdout).toBe('')
+    expect(lines(bad.stderr)).toEqual([`logbook: cannot load ${notAList}: config file must be a top-level array of entries: ${notAList} [BOOT_FAILED]`])
+  })
+})
+
+describe('logbook run: a turn that does not complete', () => {
+  it('L-119 a model failure ends the turn with an error line and exits 1', async () => {
+    const server = await startFakeOpenAi()
+    try {
+      const rows = app(server.baseUrl, JSONL).map(row => (row[0] !== 'agents' ? row : ['agents',
+        `- { id: agents, name: '@logbook/agent-loop', config: { agents: [{ id: main, provider: openai, model: local, prompts: ['Hello', 'please fail'] }] } }`] as const))
+      const run = await logbook(['run', '--config', write(rows)], { cwd: tempDir() })
+      expect(run.code).toBe(1)
+      expect(lines(run.stdout)).toEqual([
+        'you> Hello',
+        'model> You said: Hello',
+        '── turn 1 ended: completed ──',
+        'you> please fail',
+        '── turn 2 ended: error PROVIDER: openai: HTTP 503: overloaded ──',
+      ])
+    } finally {
+      await server.close()
+    }
   })
 })
 
@@ -166,6 +228,27 @@ describe('the shipped examples', () => {
       outputs.push(run.stdout)
     }
     expect(outputs[1]).toBe(outputs[0])
+  })
+
+  it('L-119 examples/openai boots the spec\'s model row against a local server, the key taken from the environment', async () => {
+    const server = await startFakeOpenAi()
+    try {
+      const dir = join(tempDir('logbook-example-'), 'openai')
+      mkdirSync(dir)
+      const source = readFileSync(join(examples, 'openai', 'cordis.yml'), 'utf8')
+      expect(source).toContain(`baseUrl: 'http://127.0.0.1:8080/v1', apiKey: !!js process.env.OPENAI_API_KEY, models: [{ id: local, contextWindow: 32768 }]`)
+      writeFileSync(join(dir, 'cordis.yml'), source.replace('http://127.0.0.1:8080/v1', server.baseUrl))
+      const run = await logbook(['run', '--config', join(dir, 'cordis.yml')], { cwd: dir, env: { OPENAI_API_KEY: 'sk-from-env' } })
+      expect(run.stderr).toBe('')
+      expect(run.code).toBe(0)
+      expect(lines(run.stdout)).toEqual(['you> Hello', 'model> You said: Hello', '── turn 1 ended: completed ──'])
+      expect(server.authorizations).toEqual(['Bearer sk-from-env'])
+      const keyless = await logbook(['run', '--config', join(dir, 'cordis.yml')], { cwd: dir, env: { OPENAI_API_KEY: undefined } })
+      expect(keyless.code).toBe(0)
+      expect(server.authorizations).toEqual(['Bearer sk-from-env', undefined])
+    } finally {
+      await server.close()
+    }
   })
 
   it('L-119 the bad-entry example fails loudly: one line, exit 1', async () => {

@@ -1,8 +1,8 @@
-import { existsSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { lines, logbook } from './helpers/cli.ts'
-import { tempDir } from './helpers/store.ts'
+import { storeEvents, tempDir, turnEvents, withStore } from './helpers/store.ts'
 
 describe('logbook usage and errors', () => {
   const cwd = tempDir()
@@ -57,6 +57,38 @@ describe('logbook usage and errors', () => {
     expect(run.stdout).toBe('')
     expect(lines(run.stderr)).toEqual(['logbook: session "nope" not found [SESSION_NOT_FOUND]'])
     expect(existsSync(join(cwd, '.logbook'))).toBe(false)
+  })
+
+  it('L-112 LOGBOOK_DEBUG=1 adds the stack after the one error line', async () => {
+    const run = await logbook(['show', 'nope'], { cwd, env: { LOGBOOK_DEBUG: '1' } })
+    expect(run.code).toBe(3)
+    const out = lines(run.stderr)
+    expect(out[0]).toBe('logbook: session "nope" not found [SESSION_NOT_FOUND]')
+    expect(out.length).toBeGreaterThan(2)
+    expect(out.slice(1).some(line => /^\s+at /.test(line))).toBe(true)
+  })
+
+  it('--dir, else $LOGBOOK_DIR, else ./.logbook is the store; --config ignores --dir', async () => {
+    const here = tempDir()
+    await withStore(join(here, 'a'), app => storeEvents(app, 'in-a', turnEvents(0, 1, 0, 'a')))
+    await withStore(join(here, 'b'), app => storeEvents(app, 'in-b', turnEvents(0, 1, 0, 'b')))
+    await withStore(join(here, '.logbook'), app => storeEvents(app, 'in-default', turnEvents(0, 1, 0, 'd')))
+    const ids = async (args: string[], env: Record<string, string> = {}): Promise<string[]> => {
+      const run = await logbook(['list', '--json', ...args], { cwd: here, env })
+      expect(run.code).toBe(0)
+      return (JSON.parse(run.stdout) as { items: { id: string }[] }).items.map(item => item.id)
+    }
+    expect(await ids([])).toEqual(['in-default'])
+    expect(await ids(['--dir', 'a'])).toEqual(['in-a'])
+    expect(await ids([], { LOGBOOK_DIR: join(here, 'b') })).toEqual(['in-b'])
+    expect(await ids(['--dir', 'a'], { LOGBOOK_DIR: join(here, 'b') })).toEqual(['in-a'])
+    const config = join(here, 'app', 'cordis.yml')
+    mkdirSync(dirname(config))
+    writeFileSync(config, [
+      `- { id: session, name: '@logbook/session' }`,
+      `- { id: persistence, name: '@logbook/session-persistence-jsonl', config: { root: ${JSON.stringify(join(here, 'b'))} } }`,
+    ].join('\n'))
+    expect(await ids(['--config', config, '--dir', 'a'])).toEqual(['in-b'])
   })
 
   it('an unusable store fails the embedded app with one line and exit 1', async () => {

@@ -1,9 +1,11 @@
-import type { SessionEvent } from '@logbook/session'
+import type { Context } from '@deepseek-ai/cordis'
+import type { SessionEvent, SessionId } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
+import type { App } from '../src/app/app.ts'
 import { checkBrackets } from '../src/verify/brackets.ts'
 import { checkRelations } from '../src/verify/relations.ts'
 import { statusOf } from '../src/verify/verify.ts'
-import { turnEvents } from './helpers/store.ts'
+import { tempDir, turnEvents, withStore } from './helpers/store.ts'
 
 function renumber(events: readonly object[]): SessionEvent[] {
   return events.map((event, seq) => ({ ...event, seq })) as SessionEvent[]
@@ -61,14 +63,14 @@ describe('verify: compaction brackets', () => {
 
   it('fails nested starts, a wrong owner turn, an end without summary and a turn start inside a manual bracket', () => {
     expect(checkBrackets(renumber([...base, start(null), start(null, 'k2')]))[0]).toMatchObject({ severity: 'FAIL', seq: 7 })
-    expect(checkBrackets(renumber([...base, start(1)]))[0]!.message).toBe('compaction/start names turn 1 but the open turn is null')
+    expect(checkBrackets(renumber([...base, start(1)]))[0]!.message).toBe('compaction/start names turn 1 but the open turn is none')
     expect(checkBrackets(renumber([...base, start(null), { type: 'compaction/end', time: 0, data: { compactionId: 'k1', turn: null } }]))[0]!.message)
-      .toBe('compaction/end without error but without summary')
+      .toBe('compaction/end without error for k1 needs its summary and checkpoint')
     expect(checkBrackets(renumber([...base, start(null), { type: 'turn/start', time: 0, data: { turn: 2 } }]))[0]!.message)
-      .toBe('turn/start inside the manual compaction opened at seq 6')
+      .toBe('turn/start 2 inside manual compaction k1')
     const summary = { type: 'compaction/summary', time: 0, data: { compactionId: 'k1', summary: 's', shadowedRange: { start: 1, end: 3 }, shadowedSeqs: [1, 2], shadowedTokenCount: 9 } }
     expect(checkBrackets(renumber([...base, start(null), summary]))[0]!.message)
-      .toBe('compaction/summary k1: shadowedRange must name the first and last shadowed seq')
+      .toBe('compaction/summary shadowedRange must equal the first and last of shadowedSeqs')
   })
 
   it('derives the verdict from the worst finding, ignoring projection checkpoints', () => {
@@ -76,5 +78,63 @@ describe('verify: compaction brackets', () => {
     expect(statusOf([{ severity: 'warn', check: 'torn-tail', message: '' }])).toBe('repairable')
     expect(statusOf([{ severity: 'warn', check: 'torn-tail', message: '' }, { severity: 'FAIL', check: 'surface', message: '' }])).toBe('corrupt')
     expect(statusOf([{ severity: 'FAIL', check: 'format', message: '' }])).toBe('unsupported')
+  })
+})
+
+describe('verify words every violation exactly as the companions do', () => {
+  const base = turnEvents(0, 1, 0, 'hi')
+  const start = (turn: number | null, id = 'k1') => ({ type: 'compaction/start', time: 0, data: { compactionId: id, turn, trigger: 'manual' } })
+  const summary = (extra: object = {}) => ({
+    type: 'compaction/summary', time: 0,
+    data: { compactionId: 'k1', summary: 's', shadowedRange: { start: 1, end: 3 }, shadowedSeqs: [1, 3], shadowedTokenCount: 9, summaryTokenCount: 2, ...extra },
+  })
+  const cases: readonly (readonly [string, readonly object[]])[] = [
+    ['a tool call nobody requested', [...open, started('c1')]],
+    ['a result without its call', [...open, call('c1'), result('c1')]],
+    ['a second call of one id', [...open, call('c1'), started('c1'), started('c1')]],
+    ['a turn ending inside a step', [...open, close[1]!]],
+    ['a turn number skipped', [{ type: 'turn/start', time: 0, data: { turn: 2 } }]],
+    ['a step number skipped', [...open, close[0]!, { type: 'step/start', time: 0, data: { turn: 1, step: 3 } }]],
+    ['an assistant message outside its step', [...open, close[0]!, call('c1')]],
+    ['a todo list outside a turn', [{ type: 'todo/write', time: 0, data: { todos: [] } }]],
+    ['a start naming a turn that is not open', [...base, start(1)]],
+    ['a nested start', [...base, start(null), start(null, 'k2')]],
+    ['a turn starting inside a manual compaction', [...base, start(null), { type: 'turn/start', time: 0, data: { turn: 2 } }]],
+    ['a summary for another compaction', [...base, start(null, 'k2'), summary()]],
+    ['a summary with a wrong range', [...base, start(null), summary({ shadowedRange: { start: 1, end: 2 } })]],
+    ['a summary without a token count', [...base, start(null), summary({ summaryTokenCount: -1 })]],
+    ['a repeated summary', [...base, start(null), summary(), summary()]],
+    ['an end without summary and checkpoint', [...base, start(null), { type: 'compaction/end', time: 0, data: { compactionId: 'k1', turn: null } }]],
+    ['an end naming another turn', [...base, start(null), { type: 'compaction/end', time: 0, data: { compactionId: 'k1', turn: 1, error: { code: 'X', message: 'x' } } }]],
+    ['an owner turn completing inside its bracket', [...base.slice(0, 5), start(1), base[5]!]],
+  ]
+
+  /** The companions' detail for `events`, or undefined when they accept them (the embedded app loads all three). */
+  async function companionDetail(app: App, events: readonly SessionEvent[], n: number): Promise<string | undefined> {
+    const id = `case-${n}` as SessionId
+    const fiber = app.ctx.plugin({ name: 'verify-case', inject: ['sessions'], apply: (ctx: Context) => void ctx.sessions.create(id, { seed: events }) })
+    try {
+      await fiber
+      return undefined
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'SESSION_INVARIANT' })
+      return (error as Error).message.replace(`session "${id}" invariant: `, '')
+    } finally {
+      await fiber.dispose()
+    }
+  }
+
+  it('every relation and bracket violation: same first violation, same detail', async () => {
+    await withStore(tempDir(), async (app) => {
+      for (const [n, [what, log]] of cases.entries()) {
+        const events = renumber(log)
+        const relations = checkRelations(events).violation?.detail
+        const brackets = checkBrackets(events).find(finding => finding.severity === 'FAIL')?.message
+        const mine = relations ?? brackets
+        expect(mine, what).toBeDefined()
+        expect(mine, what).toBe(await companionDetail(app, events, n))
+      }
+      expect(await companionDetail(app, renumber([...open, call('c1'), started('c1'), result('c1'), ...close]), 99)).toBeUndefined()
+    })
   })
 })

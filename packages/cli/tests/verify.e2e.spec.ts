@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { SessionEvent } from '@logbook/session'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { lines, logbook } from './helpers/cli.ts'
@@ -27,11 +27,26 @@ describe('logbook verify', () => {
 
   beforeAll(async () => {
     await withStore(root, async (app) => {
-      for (const id of ['clean', 'torn', 'garbage', 'newer']) await storeEvents(app, id, [...turnEvents(0, 1, T0, 'one'), ...turnEvents(6, 2, T0, 'two')])
+      for (const id of ['clean', 'torn', 'garbage', 'newer', 'busy']) await storeEvents(app, id, [...turnEvents(0, 1, T0, 'one'), ...turnEvents(6, 2, T0, 'two')])
       await storeEvents(app, 'open', [...turnEvents(0, 1, T0, 'one'), ...turnEvents(6, 2, T0, 'two', { open: true })])
       await storeEvents(app, 'locked', [...turnEvents(0, 1, T0, 'one'), lock(6)])
       await storeEvents(app, 'big', longTurn(50_000))
+      for (const id of ['usable', 'stale', 'ahead']) {
+        const events = [...turnEvents(0, 1, T0, 'one'), ...turnEvents(6, 2, T0 + 1000, 'two')]
+        await storeEvents(app, id, events)
+        const seq = id === 'usable' ? 5 : 11
+        const anchor = id === 'stale' ? { time: T0, type: 'turn/start' } : { time: events[seq]!.time, type: events[seq]!.type }
+        const handle = await app.persistence().open(id, 'write')
+        try {
+          await app.persistence().writeProjectionCheckpoint(id, { sessionId: id, seq, anchor, rows: { 'acme/count': seq } })
+        } finally {
+          await handle.close()
+        }
+      }
     })
+    const ahead = sessionFile(root, 'ahead')
+    const aheadBytes = readFileSync(ahead)
+    writeFileSync(ahead, aheadBytes.subarray(0, aheadBytes.length - 3))
     const torn = sessionFile(root, 'torn')
     const bytes = readFileSync(torn)
     writeFileSync(torn, bytes.subarray(0, bytes.length - 7))
@@ -75,6 +90,12 @@ describe('logbook verify', () => {
     expect(report.session).toBe('garbage')
     expect(report.status).toBe('corrupt')
     expect(report.findings.some(finding => finding.severity === 'FAIL' && finding.check === 'corruption')).toBe(true)
+    expect(report.findings.find(finding => finding.check === 'corruption')).toMatchObject({ seq: 11 })
+    expect((report as unknown as { events: number }).events).toBe(11)
+    const text = await verify('garbage')
+    expect(text.code).toBe(6)
+    expect(lines(text.stdout)[0]).toBe('garbage: corrupt (11 valid events before the first defect)')
+    expect(lines(text.stdout)[2]).toMatch(/^ {2}FAIL {2}corruption {2}session "garbage": .*line 13.*turn\/end/)
   })
 
   it('L-115 a newer format is unsupported: exit 6', async () => {
@@ -84,6 +105,7 @@ describe('logbook verify', () => {
     expect(report.status).toBe('unsupported')
     expect(report.findings[0]).toMatchObject({ severity: 'FAIL', check: 'format' })
     expect(report.findings[0]!.message).toMatch(/newer Logbook \(format 2, this build reads 1\): upgrade Logbook/)
+    expect(lines((await verify('newer')).stdout)[0]).toBe('newer: unsupported (not read)')
   })
 
   it('L-115 an open last turn or a live compaction lock is repairable: exit 5', async () => {
@@ -97,10 +119,54 @@ describe('logbook verify', () => {
     expect(report.findings).toContainEqual(expect.objectContaining({ severity: 'warn', check: 'compaction', seq: 6 }))
   })
 
+  it('L-115 the projection checkpoint is reported usable, stale or ahead and never changes the verdict', async () => {
+    const usable = await verify('usable')
+    expect(usable.code).toBe(0)
+    expect(lines(usable.stdout).at(-1)).toMatch(/^ {2}ok {4}projection-checkpoint +usable at seq 5 \(acme\/count\)$/)
+    const stale = await verify('stale', '--json')
+    expect(stale.code).toBe(0)
+    const report = JSON.parse(stale.stdout) as { status: string; findings: { severity: string; check: string; message: string; seq?: number }[] }
+    expect(report.status).toBe('ok')
+    expect(report.findings.at(-1)).toEqual({
+      severity: 'warn', check: 'projection-checkpoint', seq: 11,
+      message: 'stale: the event at seq 11 does not match its anchor; projections fold from 0',
+    })
+    // A torn tail drops the checkpoint's event: the read API hides such a checkpoint, verify still names it.
+    const ahead = await verify('ahead')
+    expect(ahead.code).toBe(5)
+    expect(lines(ahead.stdout)[0]).toBe('ahead: repairable (11 events)')
+    expect(lines(ahead.stdout).at(-1)).toMatch(/^ {2}warn {2}projection-checkpoint +ahead: seq 11 is not stored; projections fold from 0$/)
+  })
+
+  it('L-115 verify runs beside a writer: another owner\'s write lock neither stops it nor is disturbed', async () => {
+    await withStore(root, async (app) => {
+      const handle = await app.persistence().open('busy', 'write')
+      try {
+        const run = await verify('busy')
+        expect(run.stderr).toBe('')
+        expect(run.code).toBe(0)
+        expect(lines(run.stdout)[0]).toBe('busy: ok (12 events)')
+        expect(handle.nextSeq).toBe(12)
+        await handle.append([{ type: 'turn/start', seq: 12, time: T0, data: { turn: 3 } } as SessionEvent])
+      } finally {
+        await handle.close()
+      }
+    })
+    const after = await verify('busy')
+    expect(after.code).toBe(5)
+    expect(lines(after.stdout)[0]).toBe('busy: repairable (13 events)')
+  })
+
   it('L-115 a path to the session file verifies that session', async () => {
     const run = await logbook(['verify', sessionFile(root, 'clean')], { cwd: tempDir() })
     expect(run.code).toBe(0)
     expect(lines(run.stdout)[0]).toBe('clean: ok (12 events)')
+    const folder = await logbook(['verify', dirname(sessionFile(root, 'torn'))], { cwd: tempDir() })
+    expect(folder.code).toBe(5)
+    expect(lines(folder.stdout)[0]).toBe('torn: repairable (11 events)')
+    const missing = await logbook(['verify', 'no/such/session.jsonl'], { cwd })
+    expect(missing.code).toBe(2)
+    expect(lines(missing.stderr)).toEqual([`logbook: ${join(cwd, 'no/such/session.jsonl')} is neither an existing file nor a valid session id [USAGE]`])
   })
 
   it('L-118 --progress on a 50,000-event verify prints progress on stderr only; --quiet prints none', async () => {
@@ -116,5 +182,34 @@ describe('logbook verify', () => {
     expect(quiet.stderr).toBe('')
     const plain = await verify('big')
     expect(plain.stderr).toBe('')
+  })
+})
+
+describe('logbook verify <database>', () => {
+  const cwd = tempDir()
+  const db = join(cwd, 'store', 'logbook.sqlite')
+
+  beforeAll(async () => {
+    await withStore({ kind: 'sqlite', path: db }, async (app) => {
+      await storeEvents(app, 'clean', [...turnEvents(0, 1, T0, 'one'), ...turnEvents(6, 2, T0, 'two')])
+      await storeEvents(app, 'open', [...turnEvents(0, 1, T0 + 1000, 'one'), ...turnEvents(6, 2, T0 + 1000, 'two', { open: true })])
+    })
+  })
+
+  it('L-115 a SQLite file verifies every session in it; --json is an array; the worst session sets the exit code', async () => {
+    const before = fingerprint(db)
+    const run = await logbook(['verify', db], { cwd: tempDir() })
+    expect(fingerprint(db)).toEqual(before)
+    expect(run.stderr).toBe('')
+    expect(run.code).toBe(5)
+    const verdicts = lines(run.stdout).filter(line => !line.startsWith(' '))
+    expect(verdicts).toEqual(['open: repairable (11 events)', 'clean: ok (12 events)'])
+    const json = await logbook(['verify', 'store/logbook.sqlite', '--json'], { cwd })
+    expect(json.code).toBe(5)
+    const reports = JSON.parse(json.stdout) as { session: string; events: number; status: string }[]
+    expect(reports.map(({ session, events, status }) => ({ session, events, status }))).toEqual([
+      { session: 'open', events: 11, status: 'repairable' },
+      { session: 'clean', events: 12, status: 'ok' },
+    ])
   })
 })

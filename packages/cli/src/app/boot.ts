@@ -24,6 +24,12 @@ const ACTIVE = 2
 /** The loader id of the include entry that carries the file's entries. */
 const INCLUDE_ID = 'config'
 
+/** The first line of an error's message (YAML errors append a code frame). */
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error)
+  return text.split(/\r?\n/).find(line => line.trim() !== '')?.trim() ?? text
+}
+
 /** What is wrong with one entry, as the one line §7 prints. */
 async function entryProblem(entry: Entry, importErrors: ReadonlyMap<string, unknown>): Promise<string | undefined> {
   if (entry.disabled) return undefined
@@ -91,8 +97,12 @@ export async function bootConfigApp(file: string, output: Output): Promise<App> 
   await ctx.loader.await()
   const include = ctx.loader.resolve(INCLUDE_ID)
   if (include.fiber === undefined || include.fiber.state !== ACTIVE) {
-    const reason = include.fiber === undefined ? 'the include plugin could not be loaded' : await entryProblem(include, importErrors)
-    return fail([`cannot load ${path}: ${reason?.replace(/^entry \S+ \([^)]*\) /, '') ?? 'unknown failure'}`], `cannot load ${path}`)
+    // The file itself is unusable (unreadable, not YAML, not a list of entries): one ordinary error line.
+    let reason = 'the include plugin could not be loaded'
+    if (include.fiber !== undefined) {
+      reason = await include.fiber.await().then(() => 'it did not load', (error: unknown) => firstLine(error))
+    }
+    return fail([], `cannot load ${path}: ${reason}`)
   }
   const lines: string[] = []
   for (const entry of include.subtree?.entries() ?? []) {

@@ -7,8 +7,8 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import {
-  assertSessionEvent, assertSessionHeader, Session, SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader,
-  type SessionId,
+  assertSessionEvent, assertSessionHeader, isValidSessionId, Session, SESSION_FORMAT_VERSION, type SessionEvent,
+  type SessionHeader, type SessionId,
 } from '@logbook/session'
 import { formatVersionError, unknownEventTypeError } from '@logbook/session-persistence'
 import { expectPositionals } from '../args.ts'
@@ -61,9 +61,16 @@ export const importSession: Command = async (context) => {
   const lines = text.split('\n')
   if (lines.at(-1) === '') lines.pop()
   const stored = readPreamble(file, lines[0])
-  const id = as ?? sessionIdArg(String(stored.id))
+  if (as === undefined && !isValidSessionId(stored.id)) {
+    throw invalid(file, `the header's id ${JSON.stringify(stored.id)} is not a valid session id (store it under another with --as <id>)`)
+  }
+  const id = as ?? (stored.id as string)
   const header = { ...stored, id } as unknown as SessionHeader
-  assertSessionHeader(header, id as SessionId)
+  try {
+    assertSessionHeader(header, id as SessionId)
+  } catch (error) {
+    throw invalid(file, `the header is invalid: ${oneLine(error)}`, error)
+  }
   return withApp(context, async (app) => {
     const progress = output.progress('import', id, lines.length - 1, PROGRESS_THRESHOLD)
     const events: SessionEvent[] = []
@@ -84,7 +91,11 @@ export const importSession: Command = async (context) => {
     if (events.length === 0) throw invalid(file, 'the export holds no events, and a session without events is never stored')
     const inheritedEventCount = header.isSeeded === true ? header.seedLength ?? 0 : 0
     // The one validator (D3): payloads, surface plan and seeded contracts, exactly as a restore would run them.
-    Session.create(id as SessionId, { seed: events, header, inheritedEventCount })
+    try {
+      Session.create(id as SessionId, { seed: events, header, inheritedEventCount })
+    } catch (error) {
+      throw invalid(file, `the events do not form a valid session: ${oneLine(error)}`, error)
+    }
     progress.end()
     const handle = await app.persistence().create(header)
     try {

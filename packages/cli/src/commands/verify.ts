@@ -1,15 +1,17 @@
 /**
- * `logbook verify <id|path>` (spec 03 §6.2): an existing file is a path — a JSONL session file verifies that
- * session (in the store three folders up), a SQLite database (by its magic header) every session in it — anything
- * else is a session id in the selected store. Exit `0`, `5` or `6`; the worst session counts.
+ * `logbook verify <id|path>` (spec 03 §6.2): an existing file is a path — a JSONL session file (or the session's
+ * folder) verifies that session (in the store two folders above the file), a SQLite database (by its magic header)
+ * every session in it — anything else is a session id in the selected store. Exit `0`, `5` or `6`; the worst
+ * session counts.
  */
 
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs'
-import { basename, dirname, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
+import { isValidSessionId } from '@logbook/session'
 import type { SessionPersistence } from '@logbook/session-persistence'
 import type { EmbeddedStore } from '../app/embedded.ts'
 import { expectPositionals } from '../args.ts'
-import { json, sessionIdArg, withApp, type Command, type CommandContext } from '../command.ts'
+import { json, withApp, type Command, type CommandContext } from '../command.ts'
 import { CliError } from '../errors.ts'
 import type { Output } from '../io.ts'
 import { exitCodeOfStatus, verifySession } from '../verify/verify.ts'
@@ -37,8 +39,13 @@ function firstBytes(path: string, size: number): Buffer {
 }
 
 function targetOf(argument: string, cwd: string): Target {
-  const path = resolve(cwd, argument)
-  if (!existsSync(path) || !statSync(path).isFile()) return { kind: 'id', id: sessionIdArg(argument) }
+  let path = resolve(cwd, argument)
+  // A session's folder stands for its session.jsonl.
+  if (existsSync(path) && statSync(path).isDirectory() && existsSync(join(path, 'session.jsonl'))) path = join(path, 'session.jsonl')
+  if (!existsSync(path) || !statSync(path).isFile()) {
+    if (isValidSessionId(argument)) return { kind: 'id', id: argument }
+    throw new CliError('USAGE', `${path} is neither an existing file nor a valid session id`)
+  }
   if (firstBytes(path, SQLITE_MAGIC.length).toString('latin1') === SQLITE_MAGIC) return { kind: 'sqlite', store: { kind: 'sqlite', path } }
   const head = firstBytes(path, 64 * 1024).toString('utf8')
   const newline = head.indexOf('\n')
@@ -54,8 +61,15 @@ function targetOf(argument: string, cwd: string): Target {
   return { kind: 'jsonl', id: header.id, store: { kind: 'jsonl', root: resolve(dirname(path), '..', '..') } }
 }
 
+/** What the count in the verdict line means: corrupt and unsupported logs are not read past the problem. */
+function counted(report: VerifyReport): string {
+  if (report.status === 'unsupported') return 'not read'
+  const unreadable = report.findings.some(finding => finding.check === 'corruption' && finding.severity === 'FAIL')
+  return unreadable ? `${report.events} valid events before the first defect` : `${report.events} events`
+}
+
 function print(output: Output, report: VerifyReport): void {
-  output.line(`${report.session}: ${report.status} (${report.events} events)`)
+  output.line(`${report.session}: ${report.status} (${counted(report)})`)
   const width = Math.max(...report.findings.map(finding => finding.check.length))
   for (const finding of report.findings) {
     output.line(`  ${finding.severity.padEnd(4)}  ${finding.check.padEnd(width)}  ${finding.message}`)

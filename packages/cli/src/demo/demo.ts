@@ -72,7 +72,7 @@ async function tour(context: CommandContext, app: App): Promise<void> {
 
   section(output, 2, 'Another process resumes it and is killed in the middle of a tool call')
   note(output, `a child process resumes ${id}; its model calls deploy, which runs until the process is killed`)
-  await crashChildDuringDeploy(persistence, id, afterTurn1, context.storeRoot, output.debug)
+  await crashChildDuringDeploy(persistence, id, afterTurn1, context.storeRoot, output.debug, context.signal)
   note(output, 'the deploy call is durable in the log: the child was killed with SIGKILL')
   const stored = await readStored(persistence, id)
   for (const line of renderer.all(stored.events.slice(afterTurn1))) output.line(line)

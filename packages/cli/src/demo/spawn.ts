@@ -28,9 +28,10 @@ function exited(child: ChildProcess): Promise<void> {
 /**
  * Run `__demo-child <id>` until the stored log of `id` holds a `tool/call` of `deploy` at or after `fromSeq`,
  * then kill it with SIGKILL and wait until it has exited (so its pid is reaped, hence dead for lock takeover).
- * @throws CliError `DEMO_FAILED` when the child exits early or the call is not durable within 10 s.
+ * An aborted `signal` (SIGINT) kills the child the same way, so an interrupted demo leaves no process behind.
+ * @throws CliError `DEMO_FAILED` when the child exits early or the call is not durable within 10 s; `signal.reason`.
  */
-export async function crashChildDuringDeploy(persistence: SessionPersistence, id: string, fromSeq: number, root: string, debug: boolean): Promise<void> {
+export async function crashChildDuringDeploy(persistence: SessionPersistence, id: string, fromSeq: number, root: string, debug: boolean, signal: AbortSignal): Promise<void> {
   const child = spawn(process.execPath, [...process.execArgv, binPath(), '__demo-child', id, '--dir', root], {
     stdio: ['ignore', 'ignore', debug ? 'inherit' : 'ignore'],
   })
@@ -42,6 +43,7 @@ export async function crashChildDuringDeploy(persistence: SessionPersistence, id
   const deadline = Date.now() + CHILD_DEADLINE_MS
   try {
     for (;;) {
+      signal.throwIfAborted()
       const events = await persistence.readFrom(id, fromSeq)
       if (events.some(event => event.type === 'tool/call' && event.data.name === 'deploy')) break
       if (early) throw new CliError('DEMO_FAILED', `the demo child exited (code ${String(child.exitCode ?? child.signalCode)}) before its deploy call was durable`)

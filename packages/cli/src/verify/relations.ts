@@ -74,9 +74,9 @@ function step(trace: Trace, event: SessionEvent): string | undefined {
     case 'assistant/chunk':
       return stepMismatch(trace, event.type, event.data)
     case 'assistant/message': {
-      if (!isAppendSurfaceEvent(event)) return undefined
       const problem = stepMismatch(trace, event.type, event.data)
       if (problem !== undefined) return problem
+      if (!isAppendSurfaceEvent(event)) return undefined
       for (const block of event.data.message.content) if (block.type === 'tool-call') trace.requested.add(block.id)
       return undefined
     }
@@ -92,6 +92,7 @@ function step(trace: Trace, event: SessionEvent): string | undefined {
     }
     case 'tool/result': {
       if (isReplacementSurfaceEvent(event)) return trace.openTurn === null ? 'tool/result replacement outside any open turn' : undefined
+      if (!isAppendSurfaceEvent(event)) return undefined
       const problem = stepMismatch(trace, event.type, event.data)
       if (problem !== undefined) return problem
       const id = event.data.message.source.callId

@@ -31,6 +31,7 @@ export type VerifyStatus = 'ok' | 'repairable' | 'corrupt' | 'unsupported'
 /** What `verify --json` prints per session. */
 export interface VerifyReport {
   readonly session: string
+  /** Events checked; for a corrupt log the valid events before its first defect; 0 when the format is unsupported. */
   readonly events: number
   readonly status: VerifyStatus
   readonly findings: readonly Finding[]

@@ -5,6 +5,8 @@
  * checkpoint (which never affects the verdict).
  */
 
+import { readFile } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
 import {
   assertSessionEvent, deriveEventMessage, foldSurface, type SessionEvent,
 } from '@logbook/session'
@@ -69,11 +71,33 @@ function pairing(events: readonly SessionEvent[], nodes: readonly number[]): Fin
   return ok('pairing', `${answered.size} tool results paired${open > 0 ? `, ${open} call${open === 1 ? '' : 's'} unanswered` : ''}`)
 }
 
+/**
+ * The `seq` of a JSONL session's `projections.json` (02 §5: beside `session.jsonl`), read raw: the read API drops a
+ * checkpoint that is not below the stored event count, which is exactly the `ahead` case verify reports. Undefined
+ * for other backends and when there is no readable checkpoint.
+ */
+async function rawJsonlCheckpointSeq(persistence: SessionPersistence, id: string): Promise<number | undefined> {
+  const location = await persistence.locate(id)
+  if (location === undefined || basename(location) !== 'session.jsonl') return undefined
+  try {
+    const value = JSON.parse(await readFile(join(dirname(location), 'projections.json'), 'utf8')) as { seq?: unknown } | null
+    return Number.isSafeInteger(value?.seq) ? value!.seq as number : undefined
+  } catch {
+    return undefined // absent or unreadable: the backend treats both as no checkpoint
+  }
+}
+
 async function projectionCheckpoint(persistence: SessionPersistence, id: string, events: readonly SessionEvent[]): Promise<Finding> {
   try {
     const cp = await persistence.readProjectionCheckpoint(id)
-    if (cp === undefined) return ok('projection-checkpoint', 'absent')
-    if (cp.seq >= events.length) return { severity: 'warn', check: 'projection-checkpoint', message: `ahead: seq ${cp.seq} is not stored`, seq: cp.seq }
+    const ahead = (seq: number): Finding => ({
+      severity: 'warn', check: 'projection-checkpoint', message: `ahead: seq ${seq} is not stored; projections fold from 0`, seq,
+    })
+    if (cp === undefined) {
+      const raw = await rawJsonlCheckpointSeq(persistence, id)
+      return raw !== undefined && raw >= events.length ? ahead(raw) : ok('projection-checkpoint', 'absent')
+    }
+    if (cp.seq >= events.length) return ahead(cp.seq)
     const anchor = events[cp.seq]!
     if (anchor.time !== cp.anchor.time || anchor.type !== cp.anchor.type) {
       return { severity: 'warn', check: 'projection-checkpoint', message: `stale: the event at seq ${cp.seq} does not match its anchor; projections fold from 0`, seq: cp.seq }
@@ -101,8 +125,9 @@ export async function verifySession(persistence: SessionPersistence, id: string,
       return report(id, 0, [{ severity: 'FAIL', check: 'format', message: oneLine(error) }])
     }
     if (isSessionPersistenceError(error, 'SESSION_CORRUPT')) {
+      // The valid prefix ends at the first defect, whose seq is the number of events before it.
       const seq = (error as { seq?: unknown }).seq
-      return report(id, 0, [ok('format', 'supported'), {
+      return report(id, typeof seq === 'number' ? seq : 0, [ok('format', 'supported'), {
         severity: 'FAIL', check: 'corruption', message: oneLine(error), ...(typeof seq === 'number' ? { seq } : {}),
       }])
     }

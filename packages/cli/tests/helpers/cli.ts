@@ -36,7 +36,10 @@ export interface CliProcess {
 /** Start `logbook <args>` in `cwd`. */
 export function startLogbook(args: readonly string[], options: CliRunOptions): CliProcess {
   const { argv } = inject('logbookCommand')
-  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', LOGBOOK_DIR: undefined, LOGBOOK_DEBUG: undefined, ...options.env }
+  // Hermetic: no colour, no inherited store, debug output or Node options (`--inspect` would print to stderr).
+  const env: Record<string, string | undefined> = {
+    ...process.env, NO_COLOR: '1', LOGBOOK_DIR: undefined, LOGBOOK_DEBUG: undefined, NODE_OPTIONS: undefined, ...options.env,
+  }
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
   const child = spawn(process.execPath, [...argv, ...args], { cwd: options.cwd, env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '@logbook/session'
 import { afterAll } from 'vitest'
 import type { App } from '../../src/app/app.ts'
-import { openEmbeddedApp } from '../../src/app/embedded.ts'
+import { openEmbeddedApp, type EmbeddedStore } from '../../src/app/embedded.ts'
 import { Output } from '../../src/io.ts'
 
 const created: string[] = []
@@ -27,11 +27,11 @@ export function tempDir(prefix = 'logbook-cli-'): string {
 /** What the in-process app logged to stderr. */
 export const appLog: string[] = []
 
-/** Run `body` with the embedded app on the JSONL store at `root`, disposing it afterwards. */
-export async function withStore<T>(root: string, body: (app: App) => Promise<T>): Promise<T> {
+/** Run `body` with the embedded app on the JSONL store at `root` (or on `store`), disposing it afterwards. */
+export async function withStore<T>(root: string | EmbeddedStore, body: (app: App) => Promise<T>): Promise<T> {
   const sink = { write: (text: string) => appLog.push(text) }
   const output = new Output({ stdout: sink, stderr: sink, env: {} }, { quiet: false, progress: false, noColor: true })
-  const app = await openEmbeddedApp({ kind: 'jsonl', root }, output)
+  const app = await openEmbeddedApp(typeof root === 'string' ? { kind: 'jsonl', root } : root, output)
   try {
     return await body(app)
   } finally {
