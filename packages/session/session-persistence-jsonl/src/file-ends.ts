@@ -17,12 +17,36 @@ export interface FileEnds {
   readonly headerText: string | undefined
   /** The last complete line after the header; `null` when the header is the last complete line. */
   readonly lastLine: string | null | undefined
-  /** The last min(4096, size) bytes, for the revision. */
+  /** The last min(4096, size) bytes, for the revision (a view of a shared slab: `tail.buffer` may hold others' tails). */
   readonly tail: Buffer
 }
 
-function readAt(fd: number, start: number, length: number): Buffer {
-  const buffer = Buffer.allocUnsafe(length)
+/**
+ * The first read takes this much: a file no longer than it is read whole in one call (no `fstat`, no second read),
+ * and a larger one's header line almost always falls within it.
+ */
+const HEAD_WINDOW = 4 * REVISION_TAIL
+/** Scratch for the first read; everything taken from it is decoded or copied before the next file is read. */
+const headScratch = Buffer.allocUnsafe(HEAD_WINDOW)
+
+/** Tails are carved from append-only slabs (never reused): one allocation per 16 files instead of one per file. */
+const SLAB = 16 * REVISION_TAIL
+let slab = Buffer.allocUnsafeSlow(SLAB)
+let slabUsed = 0
+
+/** A fresh region of `length` ≤ 4096 bytes that no other caller is given. */
+function tailRegion(length: number): Buffer {
+  if (slabUsed + length > SLAB) {
+    slab = Buffer.allocUnsafeSlow(SLAB)
+    slabUsed = 0
+  }
+  const region = slab.subarray(slabUsed, slabUsed + length)
+  slabUsed += length
+  return region
+}
+
+function readAt(fd: number, start: number, length: number, into?: Buffer): Buffer {
+  const buffer = into ?? Buffer.allocUnsafe(length)
   let done = 0
   while (done < length) {
     const n = readSync(fd, buffer, done, length - done, start + done)
@@ -34,7 +58,7 @@ function readAt(fd: number, start: number, length: number): Buffer {
 
 /** The header line and the offset just past its newline, widening from the first 4 KiB up to 1 MiB. */
 function headerLine(fd: number, size: number, head: Buffer): { text: string; end: number } | undefined {
-  for (let bytes = head, window = REVISION_TAIL; ; ) {
+  for (let bytes = head, window = head.length; ; ) {
     const nl = bytes.indexOf(10)
     if (nl !== -1) return { text: bytes.toString('utf8', 0, nl), end: nl + 1 }
     if (bytes.length >= size || bytes.length >= MAX_END_WINDOW) return undefined
@@ -45,7 +69,7 @@ function headerLine(fd: number, size: number, head: Buffer): { text: string; end
 
 /** The start offset and text of the last complete line, widening from `tail` up to 1 MiB; undefined past that. */
 function lastCompleteLine(fd: number, size: number, tail: Buffer): { start: number; text: string } | undefined {
-  for (let bytes = tail, window = REVISION_TAIL; ; ) {
+  for (let bytes = tail, window = Math.max(tail.length, REVISION_TAIL); ; ) {
     const start = size - bytes.length
     const end = bytes.lastIndexOf(10)
     if (end !== -1) {
@@ -60,8 +84,9 @@ function lastCompleteLine(fd: number, size: number, tail: Buffer): { start: numb
 }
 
 /**
- * Reads the ends of the file at `path` with synchronous reads (two for most files: they are small, from the page
- * cache, and an async round trip per read costs more than the read); undefined when it does not exist.
+ * Reads the ends of the file at `path` with synchronous reads (one for a file of at most 16 KiB, else `fstat` and
+ * a tail read: they are small, from the page cache, and an async round trip per read costs more than the read);
+ * undefined when it does not exist.
  */
 export function readFileEnds(path: string): FileEnds | undefined {
   let fd: number
@@ -72,11 +97,20 @@ export function readFileEnds(path: string): FileEnds | undefined {
     throw error
   }
   try {
-    const { size } = fstatSync(fd)
-    const head = readAt(fd, 0, Math.min(REVISION_TAIL, size))
-    const tail = size <= head.length ? head : readAt(fd, size - REVISION_TAIL, REVISION_TAIL)
+    // `readAt` stops short only at end of file: a short first read is the whole file, and its length the size.
+    const head = readAt(fd, 0, HEAD_WINDOW, headScratch)
+    const whole = head.length < HEAD_WINDOW
+    const size = whole ? head.length : fstatSync(fd).size
+    const length = Math.min(REVISION_TAIL, size)
+    let tail: Buffer
+    if (whole) {
+      tail = tailRegion(length)
+      head.copy(tail, 0, size - length, size)
+    } else {
+      tail = readAt(fd, size - length, length, tailRegion(length))
+    }
     const header = headerLine(fd, size, head)
-    const last = header === undefined ? undefined : lastCompleteLine(fd, size, tail)
+    const last = header === undefined ? undefined : lastCompleteLine(fd, size, whole ? head : tail)
     const lastLine = last === undefined || header === undefined ? undefined : last.start < header.end ? null : last.text
     return { size, headerText: header?.text, lastLine, tail }
   } finally {

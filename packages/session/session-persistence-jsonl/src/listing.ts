@@ -3,10 +3,10 @@
  * descending then id bytes ascending, paged by keyset. The latest scan is kept, and a page whose cursor it issued is
  * served from it, so a full walk reads each file once. Files are read synchronously in slices of
  * `SLICE` sessions with a yield to the event loop between slices; revisions are computed only for the items a page
- * returns.
+ * returns, from the tail bytes the scan read (kept up to `TAIL_BUDGET` bytes per scan; past it, read again).
  */
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, sep } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { assertSessionHeader, deepFreeze, SESSION_FORMAT_VERSION, type SessionHeader, type SessionId } from '@logbook/session'
 import {
@@ -28,6 +28,8 @@ import type { JsonlStore } from './store.ts'
 
 /** Sessions read per synchronous slice. */
 const SLICE = 64
+/** Tail slab bytes one kept scan may pin for later revisions (16 MiB: at least 4,096 sessions of 4 KiB). */
+const TAIL_BUDGET = 16 * 1024 * 1024
 
 /** A listed session whose revision is computed when a page first returns it. */
 interface Listed {
@@ -38,6 +40,8 @@ interface Listed {
   readonly file: string
   readonly size: number
   readonly incarnation: string
+  /** The last min(4096, size) bytes as the scan read them, or undefined past the scan's tail budget. */
+  tail: Buffer | undefined
   summary: SessionSummary | undefined
 }
 
@@ -80,7 +84,8 @@ function summarise(file: string, projectDir: string, sessionDir: string): Entry 
   } catch (error) {
     return { problem: corrupt(file, id, `invalid header: ${(error as Error).message}`, error) }
   }
-  const valid = deepFreeze(header as unknown as SessionHeader)
+  // Validated here; frozen only when a page returns it (the object is not reachable before that).
+  const valid = header as unknown as SessionHeader
   let eventCount = 0
   let updatedAt = valid.createdAt
   if (ends.lastLine === undefined) return { problem: corrupt(file, valid.id, 'the last record is unreadable (no complete line within 1 MiB)') }
@@ -90,15 +95,24 @@ function summarise(file: string, projectDir: string, sessionDir: string): Entry 
     eventCount = last.seq + 1
     updatedAt = last.time
   }
-  return { listed: { id: valid.id, updatedAt, header: valid, eventCount, file, size: ends.size, incarnation: head.incarnation, summary: undefined } }
+  const { size, tail } = ends
+  return { listed: { id: valid.id, updatedAt, header: valid, eventCount, file, size, incarnation: head.incarnation, tail, summary: undefined } }
 }
 
 /**
- * The summary of `listed`, its revision read from the last 4 KiB of the size seen by the scan; undefined when the
- * file was deleted since (a session changed between pages may be skipped, 02 §1.3).
+ * The summary of `listed`, its revision hashed from the tail the scan read (the state it summarised); without a kept
+ * tail, read again from the last 4 KiB of the size seen by the scan, undefined when the file was deleted since (a
+ * session changed between pages may be skipped, 02 §1.3).
  */
 function summaryOf(listed: Listed, storeId: string): SessionSummary | undefined {
   if (listed.summary !== undefined) return listed.summary
+  const { id, eventCount, updatedAt, file } = listed
+  const header = deepFreeze(listed.header)
+  if (listed.tail !== undefined) {
+    listed.summary = { id, header, eventCount, updatedAt, revision: revisionOf(storeId, listed.incarnation, listed.size, listed.tail), location: file }
+    listed.tail = undefined
+    return listed.summary
+  }
   const length = Math.min(REVISION_TAIL, listed.size)
   const tail = Buffer.allocUnsafe(length)
   let fd: number
@@ -118,7 +132,6 @@ function summaryOf(listed: Listed, storeId: string): SessionSummary | undefined 
   } finally {
     closeSync(fd)
   }
-  const { id, header, eventCount, updatedAt, file } = listed
   listed.summary = { id, header, eventCount, updatedAt, revision: revisionOf(storeId, listed.incarnation, listed.size, tail), location: file }
   return listed.summary
 }
@@ -168,9 +181,11 @@ export class Lister {
     const projects = query.cwd !== undefined ? [projectKey(query.cwd)] : listDir(layout.root).filter((n) => !isReservedName(n))
     const candidates: { file: string; projectDir: string; sessionDir: string }[] = []
     for (const projectDir of projects) {
-      for (const sessionDir of listDir(join(layout.root, projectDir))) {
+      const projectPath = join(layout.root, projectDir)
+      for (const sessionDir of listDir(projectPath)) {
         if (isReservedName(sessionDir)) continue
-        candidates.push({ file: join(layout.root, projectDir, sessionDir, SESSION_FILE), projectDir, sessionDir })
+        // Directory entry names hold no separator: plain concatenation is the normalised join.
+        candidates.push({ file: `${projectPath}${sep}${sessionDir}${sep}${SESSION_FILE}`, projectDir, sessionDir })
       }
     }
     // The same encoded id under two project directories: the lookup refuses it, so listing reports every copy.
@@ -178,6 +193,9 @@ export class Lister {
     for (const c of candidates) copies.set(c.sessionDir, (copies.get(c.sessionDir) ?? 0) + 1)
     const problems: ListProblem[] = []
     const items: Listed[] = []
+    // Budget by the slabs the kept tails pin, not their own bytes, so filtered-out neighbours cannot multiply it.
+    const pinned = new Set<ArrayBufferLike>()
+    let pinnedBytes = 0
     for (let i = 0; i < candidates.length; i++) {
       if (i > 0 && i % SLICE === 0) await yieldToLoop()
       const c = candidates[i]!
@@ -189,6 +207,15 @@ export class Lister {
       } else if ('problem' in entry) {
         problems.push(entry.problem)
       } else if (matchesQuery(entry.listed as unknown as SessionSummary, filters)) {
+        const slab = entry.listed.tail?.buffer
+        if (slab !== undefined && !pinned.has(slab)) {
+          if (pinnedBytes + slab.byteLength <= TAIL_BUDGET) {
+            pinned.add(slab)
+            pinnedBytes += slab.byteLength
+          } else {
+            entry.listed.tail = undefined
+          }
+        }
         items.push(entry.listed)
       }
     }

@@ -31,6 +31,19 @@ function sha256Hex(text: string): string {
  */
 export function projectKey(cwd: string | undefined): string {
   if (cwd === undefined) return NO_CWD_KEY
+  const known = projectKeys.get(cwd)
+  if (known !== undefined) return known
+  const key = computeProjectKey(cwd)
+  // Listing checks every header's cwd; a store has few distinct cwds, so a small memo saves a hash per session.
+  if (projectKeys.size >= PROJECT_KEY_MEMO) projectKeys.clear()
+  projectKeys.set(cwd, key)
+  return key
+}
+
+const PROJECT_KEY_MEMO = 1024
+const projectKeys = new Map<string, string>()
+
+function computeProjectKey(cwd: string): string {
   let key = ''
   let inSeparatorRun = false
   for (const ch of cwd) {
