@@ -2,10 +2,13 @@
  * B4: write W durably through the real plugins (`@logbook/session` + a backend) as a live session, with 3 awaited
  * flushes per turn at the checkpoint points (after each `step/start`: before the model request; after `tool/call`:
  * before the tool body) and one final flush. Floor: the same bytes (the shared codec's records of each flushed
- * segment) written to a raw file descriptor with one `fdatasync` per flush. B5: bytes on disk per event afterwards.
+ * segment) written to a raw file descriptor with one `fdatasync` per flush, waited for the way the backend waits for
+ * its own syncs: JSONL awaits `fs.fdatasync` on the libuv pool (a server's event loop keeps running while the device
+ * syncs), SQLite commits block inside SQLite's fsync. Both floors are measured and reported. B5: bytes on disk per
+ * event afterwards.
  */
 
-import { closeSync, existsSync, fdatasyncSync, openSync, readdirSync, statSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, fdatasync, fdatasyncSync, openSync, readdirSync, statSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { SessionId, type SessionEvent } from '@logbook/session'
 import { encodeBatch } from '@logbook/session-persistence'
@@ -48,8 +51,22 @@ async function writeW(kind: BackendKind, dir: string, durable: boolean): Promise
   return { ms, flushedAt, events }
 }
 
+/** How a floor waits for each `fdatasync`: blocking (`fdatasyncSync`) or awaiting `fs.fdatasync` on the libuv pool. */
+type SyncPrimitive = 'blocking' | 'awaited'
+
+/** The primitive each backend's durable commit uses, hence the floor its ratio is taken against. */
+const BACKEND_PRIMITIVE: Readonly<Record<BackendKind, SyncPrimitive>> = { jsonl: 'awaited', sqlite: 'blocking' }
+
+const awaitedDatasync = (fd: number): Promise<void> =>
+  new Promise((resolve, reject) => fdatasync(fd, error => (error ? reject(error) : resolve())))
+
 /** The floor: each flushed segment's record bytes written to a raw fd, one `fdatasync` per flush. */
-function rawFloor(dir: string, flushedAt: readonly number[], events: readonly SessionEvent[]): { ms: number; bytes: number } {
+async function rawFloor(
+  dir: string,
+  flushedAt: readonly number[],
+  events: readonly SessionEvent[],
+  primitive: SyncPrimitive,
+): Promise<{ ms: number; bytes: number }> {
   const segments: Buffer[] = []
   let from = 0
   for (const to of flushedAt) {
@@ -58,14 +75,15 @@ function rawFloor(dir: string, flushedAt: readonly number[], events: readonly Se
     segments.push(Buffer.from(text, 'utf8'))
     from = to
   }
-  const fd = openSync(join(dir, 'floor.jsonl'), 'w', 0o600)
+  const fd = openSync(join(dir, `floor-${primitive}.jsonl`), 'w', 0o600)
   collectGarbage()
   const start = performance.now()
   let bytes = 0
   for (const segment of segments) {
     let done = 0
     while (done < segment.length) done += writeSync(fd, segment, done, segment.length - done)
-    fdatasyncSync(fd)
+    if (primitive === 'blocking') fdatasyncSync(fd)
+    else await awaitedDatasync(fd)
     bytes += segment.length
   }
   const ms = performance.now() - start
@@ -88,12 +106,17 @@ function storedBytes(kind: BackendKind, dir: string): number {
   return total
 }
 
-/** Runs B4 for `kind` and reports the row `B4-<kind>` (figure: elapsed ms; floor: raw fd with fdatasync). */
+/**
+ * Runs B4 for `kind` and reports the row `B4-<kind>` (figure: elapsed ms; floor: raw fd with one fdatasync per flush,
+ * waited for with the backend's primitive; the other primitive's floor and ratio are extra figures).
+ */
 export async function runB4(kind: BackendKind): Promise<void> {
   const fixture = tempStore(`b4-${kind}`)
   try {
     const run = await writeW(kind, fixture.dir, true)
-    const floor = rawFloor(fixture.dir, run.flushedAt, run.events)
+    const blocking = await rawFloor(fixture.dir, run.flushedAt, run.events, 'blocking')
+    const awaited = await rawFloor(fixture.dir, run.flushedAt, run.events, 'awaited')
+    const floor = BACKEND_PRIMITIVE[kind] === 'blocking' ? blocking : awaited
     report({
       workload: `B4-${kind}`,
       figure: run.ms,
@@ -103,6 +126,9 @@ export async function runB4(kind: BackendKind): Promise<void> {
         flushes: run.flushedAt.length,
         'events/s': run.events.length / (run.ms / 1000),
         'bytes/event (B5)': storedBytes(kind, fixture.dir) / run.events.length,
+        'floor fdatasyncSync ms': blocking.ms,
+        'floor awaited fdatasync ms': awaited.ms,
+        'ratio to fdatasyncSync floor': run.ms / blocking.ms,
       },
     })
   } finally {

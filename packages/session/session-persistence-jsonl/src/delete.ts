@@ -10,6 +10,7 @@ import { sessionNotFound } from '@logbook/session-persistence'
 import { ensureDir, unlinkIfPresent } from './durable-fs.ts'
 import { conflictError, toStoreError } from './errors.ts'
 import { syncDir } from './io.ts'
+import { dropHeldLock } from './held-lock.ts'
 import { verifySessionLock } from './locks.ts'
 import { encodeId } from './paths.ts'
 import { parseRevision, readTail, revisionOf } from './revision.ts'
@@ -44,6 +45,8 @@ export async function removeSession(store: JsonlStore, token: JsonlLockToken, ex
     await syncDir(store.layout.deletedDir, store.durability)
     await unlinkIfPresent(token.lockPath)
     writer.released = true
+    dropHeldLock(writer.lock)
+    writer.lock = undefined
     writer.location = undefined
     try {
       await rm(moved, { recursive: true, force: true })

@@ -21,6 +21,7 @@ import { sessionNotFound } from '@logbook/session-persistence'
 import { readCheckpointFile, writeCheckpointFile } from './checkpoint-file.ts'
 import { removeSession } from './delete.ts'
 import { toStoreError } from './errors.ts'
+import { dropHeldLock } from './held-lock.ts'
 import type { Durability } from './io.ts'
 import { Lister } from './listing.ts'
 import { breakSessionLock, lockSession, readSessionLock, unlockSession, verifySessionLock } from './locks.ts'
@@ -184,6 +185,8 @@ export class JsonlBackend implements PersistenceBackend<number, JsonlLockToken> 
     for (const token of this.#tokens) {
       const fd = token.writer.fd
       token.writer.fd = undefined
+      dropHeldLock(token.writer.lock)
+      token.writer.lock = undefined
       try {
         if (fd !== undefined) closeSync(fd)
       } catch (error) {

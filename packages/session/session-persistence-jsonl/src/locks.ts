@@ -12,7 +12,16 @@ import {
 } from '@logbook/session-persistence'
 import { toStoreError } from './errors.ts'
 import { closeSync } from 'node:fs'
-import { acquireLockFile, breakLockFile, readLockFile, readLockFileSync, releaseLockFile, type LockRecord } from './lock-file.ts'
+import { dropHeldLock, heldLockIntact, holdLockFile } from './held-lock.ts'
+import {
+  acquireLockFile,
+  breakLockFile,
+  encodeLockRecord,
+  readLockFile,
+  readLockFileSync,
+  releaseLockFile,
+  type LockRecord,
+} from './lock-file.ts'
 import type { JsonlStore } from './store.ts'
 import type { JsonlLockToken } from './types.ts'
 
@@ -24,27 +33,39 @@ function toOwner(record: LockRecord): LockOwner {
 /** Takes the lock of `id` for `owner`. @throws `SESSION_LOCKED` with the live (or unparsable) holder. */
 export async function lockSession(store: JsonlStore, id: string, owner: LockOwner): Promise<JsonlLockToken> {
   const lockPath = store.layout.lockFile(id)
+  const record: LockRecord = { v: 1, sessionId: id, ...owner }
   try {
     await store.prepareForWrite()
-    const record: LockRecord = { v: 1, sessionId: id, ...owner }
     const result = await acquireLockFile(lockPath, record, store.durability, isHolderDead)
     if (!result.ok) throw processLockedError(id, result.holder === null ? null : toOwner(result.holder))
   } catch (error) {
     throw toStoreError(error, id, 'taking the lock', lockPath)
   }
+  const lock = holdLockFile(lockPath, encodeLockRecord(record))
   return {
     sessionId: id,
     owner,
     lockPath,
-    writer: { location: undefined, fd: undefined, size: undefined, revision: undefined, tail: undefined, released: false },
+    writer: { location: undefined, fd: undefined, size: undefined, revision: undefined, tail: undefined, released: false, lock },
   }
 }
 
 /**
- * Confirms `token` still owns its lock file (one small synchronous read: it runs before every append).
+ * Confirms `token` still owns its lock file (synchronous and small: it runs before every append). The lock file the
+ * token holds open answers when it is intact (held-lock.ts); otherwise the lock path is read.
  * @throws `SESSION_LOCKED` with `details.lost: true`.
  */
 export async function verifySessionLock(token: JsonlLockToken): Promise<void> {
+  assertLockHeld(token)
+}
+
+/**
+ * `verifySessionLock` without the promise, for the append path (02 §3.3 step 5).
+ * @throws `SESSION_LOCKED` with `details.lost: true`.
+ */
+export function assertLockHeld(token: JsonlLockToken): void {
+  const held = token.writer.lock
+  if (held !== undefined && !token.writer.released && heldLockIntact(token.lockPath, held)) return
   let current
   try {
     current = readLockFileSync(token.lockPath)
@@ -61,6 +82,8 @@ export async function unlockSession(token: JsonlLockToken): Promise<void> {
   const { writer } = token
   const fd = writer.fd
   writer.fd = undefined
+  dropHeldLock(writer.lock)
+  writer.lock = undefined
   try {
     if (fd !== undefined) closeSync(fd)
     if (!writer.released) await releaseLockFile(token.lockPath, token.owner.ownerId)

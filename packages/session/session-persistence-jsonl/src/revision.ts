@@ -2,7 +2,7 @@
  * JSONL revisions (02 §4.4): `jsonl:<storeId>:<incarnation>:<size>:<first 16 hex of SHA-256 of the last
  * min(4096, size) bytes>` — one exact stored state, compared for equality only.
  */
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { readSync } from 'node:fs'
 
 /** How many trailing bytes a revision hashes. */
@@ -11,7 +11,7 @@ export const REVISION_TAIL = 4096
 /** The revision of a file of `size` bytes whose last bytes are `tail` (at most 4096 of them are used). */
 export function revisionOf(storeId: string, incarnation: string, size: number, tail: Buffer): string {
   const used = tail.length > REVISION_TAIL ? tail.subarray(tail.length - REVISION_TAIL) : tail
-  const digest = createHash('sha256').update(used).digest('hex').slice(0, 16)
+  const digest = hash('sha256', used, 'hex').slice(0, 16)
   return `jsonl:${storeId}:${incarnation}:${size}:${digest}`
 }
 

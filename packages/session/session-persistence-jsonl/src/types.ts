@@ -2,6 +2,7 @@
  * Types of the JSONL backend. Types only.
  */
 import type { LockToken, SessionPersistenceConfig } from '@logbook/session-persistence'
+import type { HeldLock } from './held-lock.ts'
 import type { SessionLocation } from './store.ts'
 
 /** Config of `JsonlSessionPersistence` (02 §1.5): the shared keys plus `root` and `durability`. */
@@ -25,6 +26,8 @@ export interface WriterState {
   tail: Buffer | undefined
   /** True once the lock file was removed by `remove` or `unlock`. */
   released: boolean
+  /** The writer's own lock file, held open for cheap checks (held-lock.ts); closed with the writer's descriptor. */
+  lock: HeldLock | undefined
 }
 
 /** The JSONL lock token: the seam's token plus the lock path and writer state. */

@@ -13,7 +13,7 @@ import { ensureDir, publishNewFile, unlinkQuietly } from './durable-fs.ts'
 import { alreadyExistsError, conflictError, storeIoError, toStoreError } from './errors.ts'
 import { encodeHeaderLine } from './header-line.ts'
 import { errnoCode, io, syncFile, writeFully } from './io.ts'
-import { verifySessionLock } from './locks.ts'
+import { assertLockHeld, verifySessionLock } from './locks.ts'
 import { encodeId, projectKey, SESSION_FILE } from './paths.ts'
 import { parseRevision, readTail, REVISION_TAIL, revisionOf } from './revision.ts'
 import type { JsonlStore, SessionLocation } from './store.ts'
@@ -22,7 +22,7 @@ import type { JsonlLockToken } from './types.ts'
 /** The text of `records`, one `\n`-terminated line each. */
 function recordText(records: readonly EncodedRecord[]): string {
   let text = ''
-  for (const record of records) text += `${record.text}\n`
+  for (let i = 0; i < records.length; i++) text += (records[i] as EncodedRecord).text + '\n'
   return text
 }
 
@@ -97,8 +97,12 @@ function tailOf(previous: Buffer | undefined, data: Buffer): Buffer {
  * @throws `SESSION_CONFLICT` "log changed underneath".
  */
 async function checkExpected(store: JsonlStore, token: JsonlLockToken, expect: ExpectedState): Promise<number> {
+  return checkExpectedAt(token, await writerFd(store, token), expect)
+}
+
+/** `checkExpected` on the token's open descriptor `fd` (no await: the append path's common case). */
+function checkExpectedAt(token: JsonlLockToken, fd: number, expect: ExpectedState): number {
   const { writer } = token
-  const fd = await writerFd(store, token)
   const { size } = fstatSync(fd)
   const changed = (found: string): never => {
     throw conflictError(token.sessionId, `log changed underneath (expected revision ${expect.revision}, found ${found})`, writer.location?.file)
@@ -128,7 +132,7 @@ export async function appendRecords(
   records: readonly EncodedRecord[],
 ): Promise<CommitResult> {
   const id = token.sessionId
-  await verifySessionLock(token)
+  assertLockHeld(token)
   const first = records[0]
   if (first !== undefined && first.seq !== expect.nextSeq) {
     throw conflictError(id, `batch starts at seq ${first.seq}, expected ${expect.nextSeq}`, undefined, {
@@ -139,7 +143,8 @@ export async function appendRecords(
   }
   let size: number
   try {
-    size = await checkExpected(store, token, expect)
+    const open = token.writer.fd
+    size = open === undefined ? await checkExpected(store, token, expect) : checkExpectedAt(token, open, expect)
   } catch (error) {
     throw toStoreError(error, id, 'checking the session file', token.writer.location?.file)
   }
@@ -147,9 +152,20 @@ export async function appendRecords(
   const fd = token.writer.fd!
   const file = token.writer.location!.file
   const data = recordBytes(records)
+  const newSize = size + data.length
+  let tail: Buffer
+  let revision: string
   try {
     writeFully(fd, data, size)
-    await syncFile(fd, store.durability)
+    const synced = syncFile(fd, store.durability)
+    try {
+      // The state the append produces, computed while the device syncs (the writer adopts it only once synced).
+      tail = tailOf(token.writer.tail, data)
+      const parsed = parseRevision(expect.revision)!
+      revision = revisionOf(parsed.storeId, parsed.incarnation, newSize, tail)
+    } finally {
+      await synced
+    }
   } catch (error) {
     try {
       io.truncate(fd, size)
@@ -159,10 +175,6 @@ export async function appendRecords(
     }
     throw storeIoError(id, 'appending', error, file)
   }
-  const newSize = size + data.length
-  const parsed = parseRevision(expect.revision)!
-  const tail = tailOf(token.writer.tail, data)
-  const revision = revisionOf(parsed.storeId, parsed.incarnation, newSize, tail)
   Object.assign(token.writer, { size: newSize, revision, tail })
   return { nextSeq: nextSeqAfter(records, expect.nextSeq), revision, physicalLength: newSize }
 }

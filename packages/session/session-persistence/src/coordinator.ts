@@ -4,7 +4,7 @@
  * operations.ts and admin.ts; this file is the state and the plumbing they share.
  */
 import type { Context } from '@deepseek-ai/cordis'
-import { isValidSessionId, type Session, type SessionHeader } from '@logbook/session'
+import { isValidSessionId, type Session, type SessionEvent, type SessionHeader } from '@logbook/session'
 import type { LockToken, PersistenceBackend } from './backend.ts'
 import { type Claim, ClaimTable } from './claims.ts'
 import { SessionPersistenceError } from './errors.ts'
@@ -66,9 +66,9 @@ export class Coordinator implements WriterHost {
     ctx.on('session/created', (session: Session) => {
       this.bind(session)
     })
-    ctx.on('session/event', (session: Session) => {
+    ctx.on('session/event', (session: Session, event: SessionEvent) => {
       if (this.disposal !== undefined) return
-      ;(this.writers.get(session) ?? this.bind(session))?.onEvent()
+      ;(this.writers.get(session) ?? this.bind(session))?.onEvent(event)
     })
     ctx.on('session/flush', (session: Session) => {
       const writer = this.writers.get(session) ?? this.bind(session)
@@ -120,14 +120,18 @@ export class Coordinator implements WriterHost {
 
   /** Run `task` after every earlier storage operation on `id` settled (per-id FIFO). */
   serial<T>(id: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.queues.get(id) ?? Promise.resolve()
-    const run = previous.then(task)
-    const settled = run.then(() => undefined, () => undefined)
-    this.queues.set(id, settled)
-    void settled.then(() => {
-      if (this.queues.get(id) === settled) this.queues.delete(id)
-    })
-    return this.track(run)
+    const run = (this.queues.get(id) ?? Promise.resolve()).then(task)
+    this.inflight.add(run)
+    // One reaction both forgets the operation (teardown step 3) and frees the queue slot when nothing followed it.
+    const settled: Promise<void> = run.then(done, done)
+    const queues = this.queues
+    const inflight = this.inflight
+    function done(): void {
+      inflight.delete(run)
+      if (queues.get(id) === settled) queues.delete(id)
+    }
+    queues.set(id, settled)
+    return run
   }
 
   /** Remember `promise` until it settles (teardown step 3 waits for it). */

@@ -1,8 +1,9 @@
 /**
  * Write-behind of one live `Session` object (spec 02 §2): the fixed window (§2.2), flush barriers (§2.3), retry and
  * terminal failure (§2.4) and retirement (§2.5); binding's asynchronous half (§2.1) is live-binding.ts. The writer
- * holds no copy of the log: a batch is the slice of `session.events` from the durable cursor, so gaps fill themselves
- * and nothing is reordered or dropped.
+ * holds no copy of the log: a batch is the events of `session.events` from the durable cursor to `session.seq`, so
+ * gaps fill themselves and nothing is reordered or dropped. The references `session/event` delivers are kept as
+ * they arrive (`PendingEvents`), so a batch normally needs no walk over the log's read-only view.
  */
 import type { Session, SessionEvent } from '@logbook/session'
 import type { LockToken } from './backend.ts'
@@ -11,6 +12,7 @@ import { isRetryableWriteError, type SessionPersistenceError } from './errors.ts
 import { FlushTargets } from './flush-targets.ts'
 import type { HandleHost } from './handle.ts'
 import { type Binding, type BoundState, initBinding } from './live-binding.ts'
+import { PendingEvents } from './pending-events.ts'
 import { encodeBatch } from './record-codec.ts'
 import { RetryStreak } from './retry.ts'
 import type { ClaimKind, PersistenceWriteFailedEvent } from './types.ts'
@@ -58,6 +60,7 @@ export class LiveWriter implements BoundState {
   private backoff: Timer | undefined
   private readonly streak: RetryStreak
   private readonly targets = new FlushTargets()
+  private readonly arrived: PendingEvents
   private retireTarget: number | undefined
   /** Plugin teardown flushes once (§2.5 step 2): no window, no retry from then on. */
   private stopping = false
@@ -66,6 +69,7 @@ export class LiveWriter implements BoundState {
   constructor(private readonly host: WriterHost, readonly session: Session, binding: Binding) {
     this.id = session.id
     this.streak = new RetryStreak(this.id, host.delays, host.logger)
+    this.arrived = new PendingEvents(session.seq)
     if (binding.kind === 'adopt' || binding.kind === 'fresh') this.claim = binding.claim
     this.init = initBinding(host, this, binding).then(
       () => {
@@ -124,9 +128,12 @@ export class LiveWriter implements BoundState {
   /**
    * A `session/event` arrived: an event arriving while no window is armed arms one (also while a flush drains, so
    * its deadline counts from its arrival), unless a backoff runs: new events never shorten the retry delay.
+   * `event` (the committed frozen event) is remembered for the batch that will write it.
    */
-  onEvent(): void {
-    if (!this.initDone || this.terminal !== undefined || this.finished !== undefined || this.retireTarget !== undefined) return
+  onEvent(event: SessionEvent): void {
+    if (this.terminal !== undefined || this.finished !== undefined) return
+    this.arrived.add(event)
+    if (!this.initDone || this.retireTarget !== undefined) return
     if (this.stopping || this.window !== undefined || this.backoff !== undefined) return
     if (this.pending() > 0) this.armWindow()
   }
@@ -155,15 +162,14 @@ export class LiveWriter implements BoundState {
     this.clearWindow()
     this.clearBackoff()
     const from = this.cursor
-    const view = this.session.events
-    const to = view.length
+    const to = this.session.seq
     if (to <= from) {
       this.targets.settle(this.cursor)
       this.step()
       return
     }
     this.inflightEnd = to
-    this.writing = this.write(from, view.slice(from, to)).finally(() => {
+    this.writing = this.write(from, this.arrived.take(from, to, this.session)).finally(() => {
       this.writing = undefined
       this.step()
     })
@@ -222,6 +228,7 @@ export class LiveWriter implements BoundState {
     this.lastError = error
     this.clearWindow()
     this.clearBackoff()
+    this.arrived.clear()
     this.host.logger.error(`${about(this.id)}persistence stopped: ${describe(error)}`)
     this.host.writeFailed({ sessionId: this.id, error, terminal: true, attempt: this.streak.length + 1 })
     this.targets.rejectAll(error)
@@ -235,7 +242,7 @@ export class LiveWriter implements BoundState {
     if (this.terminal !== undefined) throw this.terminal.error
     const target = this.session.seq
     this.clearWindow()
-    await this.init
+    if (!this.initDone) await this.init
     const terminal = this.terminal as { readonly error: unknown } | undefined // set by init's failure
     if (terminal !== undefined) throw terminal.error
     if (this.cursor >= target) {
@@ -278,6 +285,7 @@ export class LiveWriter implements BoundState {
   private async release(): Promise<void> {
     this.clearWindow()
     this.clearBackoff()
+    this.arrived.clear()
     const { claim, token } = this
     this.token = undefined
     try {

@@ -23,7 +23,6 @@ export const MAX_ROW_BYTES = 1024 * 1024
 
 type Row = ChunkRow
 const ROW_TAGS: ReadonlySet<string> = new Set(CHUNK_ROW_TAGS)
-type Members = readonly SessionEvent[]
 
 /**
  * The JSON text of one event with keys in core's envelope order `type, seq, time, data, ignorable, surfaceOp,
@@ -90,9 +89,10 @@ const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8')
 
 /**
  * Split an oversized row greedily into rows of ≤ `MAX_ROW_MEMBERS` members and ≤ `MAX_ROW_BYTES`; a group below
- * `MIN_CHUNK_RUN`, or a member that alone exceeds the cap, is emitted as scalar events.
+ * `MIN_CHUNK_RUN`, or a member that alone exceeds the cap, is emitted as scalar events. The row's members are
+ * `events[first …]`.
  */
-function splitRow(row: Row, members: Members, out: EncodedRecord[]): void {
+function splitRow(row: Row, events: readonly SessionEvent[], first: number, out: EncodedRecord[]): void {
   const fragments = rowFragments(row)
   const n = fragments.length
   const pieces = fragments.map(fragment => utf8(JSON.stringify(fragment)))
@@ -101,7 +101,7 @@ function splitRow(row: Row, members: Members, out: EncodedRecord[]): void {
 
   const flush = (from: number, to: number): void => {
     if (to - from < MIN_CHUNK_RUN) {
-      for (let i = from; i < to; i++) out.push(scalarRecord(members[i]!))
+      for (let i = from; i < to; i++) out.push(scalarRecord(events[first + i]!))
       return
     }
     const sub = subRow(row, from, to)
@@ -114,7 +114,7 @@ function splitRow(row: Row, members: Members, out: EncodedRecord[]): void {
     if (i === start) {
       size = overheadAt(i) + pieces[i]!
       if (size > MAX_ROW_BYTES) {
-        out.push(scalarRecord(members[i]!))
+        out.push(scalarRecord(events[first + i]!))
         start = i + 1
       }
       continue
@@ -151,7 +151,7 @@ export function encodeBatch(events: readonly SessionEvent[], packChunks: boolean
       continue
     }
     const count = rowFragments(record).length
-    const members = events.slice(position, position + count)
+    const first = position
     position += count
     if (count <= MAX_ROW_MEMBERS) {
       const text = JSON.stringify(record)
@@ -160,7 +160,7 @@ export function encodeBatch(events: readonly SessionEvent[], packChunks: boolean
         continue
       }
     }
-    splitRow(record, members, out)
+    splitRow(record, events, first, out)
   }
   return out
 }
