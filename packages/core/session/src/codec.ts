@@ -38,7 +38,9 @@ function exactKeys(o: Obj, required: readonly string[], optional?: string): bool
 /** A packable chunk event, reduced to what a run compares and stores. */
 interface Packable {
   readonly kind: ChunkRowTag; readonly seq: number; readonly time: number; readonly turn: number
-  readonly step: number; readonly index: number; readonly piece: string; readonly id?: string; readonly name?: string
+  readonly step: number; readonly index: number; readonly piece: string
+  // Always present (undefined when absent) so every Packable has one shape: a spread-built object was ~15x slower.
+  readonly id: string | undefined; readonly name: string | undefined
 }
 
 /** The whitelist of 01 §10 "Packable"; anything else is passed through verbatim. */
@@ -49,16 +51,17 @@ function packable(r: unknown): Packable | undefined {
   if (!isObj(d) || !exactKeys(d, ['turn', 'step', 'chunk'])) return undefined
   const { turn, step, chunk: c } = d
   if (typeof turn !== 'number' || typeof step !== 'number' || !isObj(c) || typeof c.index !== 'number') return undefined
-  const base = { seq: r.seq, time: r.time, turn, step, index: c.index }
+  const { seq, time } = r
+  const index = c.index
   if (c.type === 'text-delta' || c.type === 'reasoning-delta') {
     if (typeof c.text !== 'string' || !exactKeys(c, ['type', 'index', 'text'])) return undefined
-    return { ...base, kind: c.type === 'text-delta' ? 'text-chunks' : 'reasoning-chunks', piece: c.text }
+    const kind = c.type === 'text-delta' ? 'text-chunks' : 'reasoning-chunks'
+    return { kind, seq, time, turn, step, index, piece: c.text, id: undefined, name: undefined }
   }
   if (c.type !== 'tool-call-delta' || typeof c.id !== 'string' || typeof c.argumentsDelta !== 'string') return undefined
   if (!exactKeys(c, ['type', 'index', 'id', 'argumentsDelta'], 'name')) return undefined
-  if (c.name === undefined) return { ...base, kind: 'tool-call-chunks', piece: c.argumentsDelta, id: c.id }
-  if (typeof c.name !== 'string') return undefined
-  return { ...base, kind: 'tool-call-chunks', piece: c.argumentsDelta, id: c.id, name: c.name }
+  if (c.name !== undefined && typeof c.name !== 'string') return undefined
+  return { kind: 'tool-call-chunks', seq, time, turn, step, index, piece: c.argumentsDelta, id: c.id, name: c.name }
 }
 
 function continues(prev: Packable, next: Packable): boolean {
