@@ -5,43 +5,21 @@
  */
 import { randomUUID } from 'node:crypto'
 import { readlinkSync, readdirSync } from 'node:fs'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { hostname, tmpdir } from 'node:os'
+import { readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { encodeBatch, processStartOf, type LockOwner } from '@logbook/session-persistence'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { JsonlBackend } from '../src/jsonl-backend.ts'
+import { encodeBatch } from '@logbook/session-persistence'
+import { describe, expect, it } from 'vitest'
 import { hdr, turns } from './events.ts'
+import { useRawBackend } from './raw-backend.ts'
 
 const signal = new AbortController().signal
-let root: string
-let backend: JsonlBackend
-const owners: string[] = []
-const registry = (): Set<string> => (globalThis as { [k: symbol]: Set<string> })[Symbol.for('logbook.persistence.owners')] ??= new Set()
-
-function owner(): LockOwner {
-  const o = { ownerId: randomUUID(), pid: process.pid, host: hostname(), processStart: processStartOf(process.pid), acquiredAt: Date.now() }
-  registry().add(o.ownerId)
-  owners.push(o.ownerId)
-  return o
-}
-
-beforeEach(async () => {
-  root = join(await mkdtemp(join(tmpdir(), 'logbook-jsonl-held-')), 'store')
-  backend = new JsonlBackend(root, 'none')
-  await backend.start(signal)
-})
-afterEach(async () => {
-  await backend.close()
-  for (const id of owners.splice(0)) registry().delete(id)
-  await rm(join(root, '..'), { recursive: true, force: true })
-})
+const env = useRawBackend('none', 'logbook-jsonl-held-')
 
 async function stored(id: string) {
-  const token = await backend.lock(id, owner(), signal)
-  const made = await backend.materialize(token, hdr(id), encodeBatch(turns(2), true), signal)
-  const file = (await backend.locate(id, signal)) as string
-  return { token, made, file, lockPath: join(root, '.locks', `${id}.lock`) }
+  const token = await env.backend.lock(id, env.owner(), signal)
+  const made = await env.backend.materialize(token, hdr(id), encodeBatch(turns(2), true), signal)
+  const file = (await env.backend.locate(id, signal)) as string
+  return { token, made, file, lockPath: join(env.root, '.locks', `${id}.lock`) }
 }
 
 /** Descriptors of this process open on `path` (Linux `/proc/self/fd`). */
@@ -63,10 +41,10 @@ describe('the lock check before a write (02 §3.3 step 5)', () => {
     const text = await readFile(lockPath, 'utf8')
     await writeFile(lockPath, text.replace(token.owner.ownerId, randomUUID())) // same inode, same length
     const before = await readFile(file)
-    const error = await backend.append(token, { nextSeq: made.nextSeq, revision: made.revision }, encodeBatch(turns(1, 12, 3), true), signal)
+    const error = await env.backend.append(token, { nextSeq: made.nextSeq, revision: made.revision }, encodeBatch(turns(1, 12, 3), true), signal)
       .catch((e: unknown) => e)
     expect(error).toMatchObject({ code: 'SESSION_LOCKED', details: { lost: true } })
-    await expect(backend.verifyLock(token, signal)).rejects.toMatchObject({ code: 'SESSION_LOCKED', details: { lost: true } })
+    await expect(env.backend.verifyLock(token, signal)).rejects.toMatchObject({ code: 'SESSION_LOCKED', details: { lost: true } })
     expect(await readFile(file)).toEqual(before)
   })
 
@@ -76,7 +54,7 @@ describe('the lock check before a write (02 §3.3 step 5)', () => {
     await rm(lockPath)
     await writeFile(lockPath, text.replace(token.owner.ownerId, randomUUID()), { mode: 0o600 })
     const before = await readFile(file)
-    const error = await backend.append(token, { nextSeq: made.nextSeq, revision: made.revision }, encodeBatch(turns(1, 12, 3), true), signal)
+    const error = await env.backend.append(token, { nextSeq: made.nextSeq, revision: made.revision }, encodeBatch(turns(1, 12, 3), true), signal)
       .catch((e: unknown) => e)
     expect(error).toMatchObject({ code: 'SESSION_LOCKED', details: { lost: true } })
     expect(await readFile(file)).toEqual(before)
@@ -87,19 +65,19 @@ describe('the lock check before a write (02 §3.3 step 5)', () => {
     const text = await readFile(lockPath, 'utf8')
     await rm(lockPath)
     await writeFile(lockPath, text, { mode: 0o600 })
-    const next = await backend.append(token, { nextSeq: made.nextSeq, revision: made.revision }, encodeBatch(turns(1, 12, 3), true), signal)
+    const next = await env.backend.append(token, { nextSeq: made.nextSeq, revision: made.revision }, encodeBatch(turns(1, 12, 3), true), signal)
     expect(next.nextSeq).toBe(made.nextSeq + 6)
-    await backend.verifyLock(token, signal)
+    await env.backend.verifyLock(token, signal)
   })
 
   it.runIf(process.platform === 'linux')('the lock file held open is closed by unlock and by close', async () => {
     const { token, lockPath } = await stored('fds')
     expect(openOn(lockPath)).toBe(1)
-    await backend.unlock(token, signal)
+    await env.backend.unlock(token, signal)
     expect(openOn(lockPath)).toBe(0)
     const other = await stored('fds2')
     expect(openOn(other.lockPath)).toBe(1)
-    await backend.close()
+    await env.backend.close()
     expect(openOn(other.lockPath)).toBe(0)
   })
 })
