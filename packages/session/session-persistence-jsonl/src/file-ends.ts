@@ -2,9 +2,9 @@
  * Reads only the two ends of a session file (02 §5 "List"): the header line and the last complete line, found in
  * the last 4 KiB and widened up to 1 MiB. Listing and checkpoint reads use it instead of a full scan.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
+import { closeSync, fstatSync, readSync } from 'node:fs'
 import { decodeRecordValue } from '@logbook/session-persistence'
-import { errnoCode } from './io.ts'
+import { openForReadIfExists } from './io.ts'
 import { REVISION_TAIL } from './revision.ts'
 
 /** The most a header line or the last line may take before the file counts as unreadable here. */
@@ -89,13 +89,8 @@ function lastCompleteLine(fd: number, size: number, tail: Buffer): { start: numb
  * undefined when it does not exist.
  */
 export function readFileEnds(path: string): FileEnds | undefined {
-  let fd: number
-  try {
-    fd = openSync(path, 'r')
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return undefined
-    throw error
-  }
+  const fd = openForReadIfExists(path)
+  if (fd === undefined) return undefined
   try {
     // `readAt` stops short only at end of file: a short first read is the whole file, and its length the size.
     const head = readAt(fd, 0, HEAD_WINDOW, headScratch)

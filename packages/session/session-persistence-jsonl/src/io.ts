@@ -3,7 +3,7 @@
  * them (P-096) or inject faults (P-097). Every other module calls them through `io`, never `node:fs` directly, for
  * the calls listed here.
  */
-import { constants, fdatasync, ftruncateSync, writeSync } from 'node:fs'
+import { constants, fdatasync, ftruncateSync, openSync, writeSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 
 /**
@@ -64,4 +64,14 @@ export function errnoCode(error: unknown): string | undefined {
     return typeof code === 'string' ? code : undefined
   }
   return undefined
+}
+
+/** A read-only descriptor of the file at `path`, or undefined when it does not exist; other errors propagate. */
+export function openForReadIfExists(path: string): number | undefined {
+  try {
+    return openSync(path, 'r')
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined
+    throw error
+  }
 }

@@ -5,7 +5,7 @@
  * `SLICE` sessions with a yield to the event loop between slices; revisions are computed only for the items a page
  * returns, from the tail bytes the scan read (kept up to `TAIL_BUDGET` bytes per scan; past it, read again).
  */
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs'
+import { closeSync, readdirSync, readSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { assertSessionHeader, deepFreeze, SESSION_FORMAT_VERSION, type SessionHeader, type SessionId } from '@logbook/session'
@@ -21,7 +21,7 @@ import {
 } from '@logbook/session-persistence'
 import { lastEventOf, readFileEnds } from './file-ends.ts'
 import { decodeHeaderLine } from './header-line.ts'
-import { errnoCode } from './io.ts'
+import { errnoCode, openForReadIfExists } from './io.ts'
 import { isReservedName, projectKey, SESSION_FILE } from './paths.ts'
 import { REVISION_TAIL, revisionOf } from './revision.ts'
 import type { JsonlStore } from './store.ts'
@@ -115,13 +115,8 @@ function summaryOf(listed: Listed, storeId: string): SessionSummary | undefined 
   }
   const length = Math.min(REVISION_TAIL, listed.size)
   const tail = Buffer.allocUnsafe(length)
-  let fd: number
-  try {
-    fd = openSync(listed.file, 'r')
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return undefined
-    throw error
-  }
+  const fd = openForReadIfExists(listed.file)
+  if (fd === undefined) return undefined
   try {
     let done = 0
     while (done < length) {

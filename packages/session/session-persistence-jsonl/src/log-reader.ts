@@ -3,8 +3,8 @@
  * its byte offset, the size and the bytes a revision hashes. The snapshot is bounded by the size seen at open, so
  * a concurrent writer's later bytes are not half-read.
  */
-import { closeSync, fstatSync, openSync } from 'node:fs'
-import { errnoCode } from './io.ts'
+import { closeSync, fstatSync } from 'node:fs'
+import { openForReadIfExists } from './io.ts'
 import { readLines } from './line-reader.ts'
 import { readTail } from './revision.ts'
 
@@ -30,13 +30,8 @@ export type RecordDecoder<R> = (text: string, complete: boolean, offset: number,
 
 /** Reads the file at `path`; `undefined` when it does not exist. */
 export async function readLog<R>(path: string, decode: RecordDecoder<R>): Promise<RawLog<R> | undefined> {
-  let fd: number
-  try {
-    fd = openSync(path, 'r')
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return undefined
-    throw error
-  }
+  const fd = openForReadIfExists(path)
+  if (fd === undefined) return undefined
   try {
     const { size } = fstatSync(fd)
     let headerText: string | undefined
