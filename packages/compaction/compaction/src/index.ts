@@ -32,6 +32,7 @@ export {
 } from './checkpoint.ts'
 export { entryState } from './entry-state.ts'
 export { logOf, observeEvent } from './log.ts'
+export { bracketRelations, type Bracket, type BracketTrace } from './invariant.ts'
 export { balanceCacheStats, balancedAfter, balancedBefore, cutPoints } from './balance.ts'
 export { measureSession, priceEvent } from './measure.ts'
 export { selectSpan } from './select.ts'

@@ -4,7 +4,7 @@
  */
 
 import type { Context } from '@deepseek-ai/cordis'
-import { enforceTracedRelations, type SessionEvent } from '@logbook/session'
+import { enforceTracedRelations, type SessionEvent, type TracedRelations } from '@logbook/session'
 import { CHECKPOINT_ID_PREFIX, isCompactionCheckpoint } from './checkpoint.ts'
 
 /** The plugin name. */
@@ -13,7 +13,7 @@ export const name = 'compaction-invariant'
 export const inject = ['sessions']
 
 /** The open bracket of one session. */
-interface Bracket {
+export interface Bracket {
   readonly id: string
   readonly seq: number
   readonly turn: number | null
@@ -22,7 +22,7 @@ interface Bracket {
 }
 
 /** Where one session stands: its open turn and its open bracket. */
-interface Trace {
+export interface BracketTrace {
   openTurn: number | null
   bracket: Bracket | null
 }
@@ -33,12 +33,12 @@ const ENDINGS_INSIDE_BRACKET: ReadonlySet<string> = new Set(['interrupted', 'for
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0
 const show = (value: unknown): string => (value === null ? 'null' : String(value))
 
-function namesOpen(trace: Trace, type: string, id: unknown): string | undefined {
+function namesOpen(trace: BracketTrace, type: string, id: unknown): string | undefined {
   if (trace.bracket !== null && trace.bracket.id === id) return undefined
   return `${type} names compaction ${show(id)} but the open compaction is ${trace.bracket?.id ?? 'none'}`
 }
 
-function startViolation(trace: Trace, data: { compactionId?: unknown; turn?: unknown }): string | undefined {
+function startViolation(trace: BracketTrace, data: { compactionId?: unknown; turn?: unknown }): string | undefined {
   const open = trace.bracket
   if (open !== null) return `compaction/start while compaction ${open.id} (compaction/start at seq ${open.seq}) is open`
   if (typeof data.compactionId !== 'string' || data.compactionId === '') return 'compaction/start needs a non-empty compactionId'
@@ -48,7 +48,7 @@ function startViolation(trace: Trace, data: { compactionId?: unknown; turn?: unk
   return undefined
 }
 
-function summaryViolation(trace: Trace, data: {
+function summaryViolation(trace: BracketTrace, data: {
   compactionId?: unknown; shadowedRange?: { start?: unknown; end?: unknown }; shadowedSeqs?: unknown
   shadowedTokenCount?: unknown; summaryTokenCount?: unknown
 }): string | undefined {
@@ -66,7 +66,7 @@ function summaryViolation(trace: Trace, data: {
 }
 
 /** The detail of the first bracket rule `event` breaks against `trace`, or undefined; never mutates. */
-function violation(trace: Trace, event: SessionEvent): string | undefined {
+function violation(trace: BracketTrace, event: SessionEvent): string | undefined {
   switch (event.type) {
     case 'compaction/start':
       return startViolation(trace, event.data)
@@ -109,7 +109,7 @@ function violation(trace: Trace, event: SessionEvent): string | undefined {
 }
 
 /** Apply `event` to `trace`; only called once `violation` found nothing. */
-function advance(trace: Trace, event: SessionEvent): void {
+function advance(trace: BracketTrace, event: SessionEvent): void {
   switch (event.type) {
     case 'session/end-seed':
       // An end-seed ends the lifecycle: a bracket still open belongs to it (spec 01 §5.4).
@@ -139,11 +139,21 @@ function advance(trace: Trace, event: SessionEvent): void {
 }
 
 /**
+ * The §8 bracket relations as pure functions (a fresh trace, the first violation of an event, the advance after it):
+ * this companion enforces them live, and `logbook verify` replays them over stored logs.
+ */
+export const bracketRelations: TracedRelations<BracketTrace> = {
+  start: () => ({ openTurn: null, bracket: null }),
+  violation,
+  advance,
+}
+
+/**
  * Enforce the §8 bracket relations on every session of `ctx.sessions` through the shared trace engine of
  * `@logbook/session`: replay existing sessions, rebuild at each `session/created` (a violation rolls the creation
  * back), and veto violating appends through one check whose commit callback advances the trace.
  * @throws SessionInvariantError `SESSION_INVARIANT` when an existing session already breaks a relation.
  */
 export function apply(ctx: Context): void {
-  enforceTracedRelations<Trace>(ctx, { start: () => ({ openTurn: null, bracket: null }), violation, advance })
+  enforceTracedRelations(ctx, bracketRelations)
 }
