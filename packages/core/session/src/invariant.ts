@@ -5,7 +5,7 @@
 
 import type { Context } from '@deepseek-ai/cordis'
 import { isAppendSurfaceEvent as isAppendOrigin, isReplacementSurfaceEvent as isReplacementOrigin } from './surface.ts'
-import { enforceTracedRelations } from './traced-relations.ts'
+import { enforceTracedRelations, type TracedRelations } from './traced-relations.ts'
 import type { SessionEvent } from './types.ts'
 
 /** The plugin name. */
@@ -14,7 +14,7 @@ export const name = 'session-invariant'
 export const inject = ['sessions']
 
 /** Where one session stands in the relations (01 §9 "Trace"); the three sets are per step. */
-interface Trace {
+export interface SessionRelationTrace {
   lastSeq: number
   openTurn: number | null
   openStep: number | null
@@ -25,24 +25,24 @@ interface Trace {
   readonly answered: Set<string>
 }
 
-function newTrace(): Trace {
+function newTrace(): SessionRelationTrace {
   return { lastSeq: -1, openTurn: null, openStep: null, nextTurn: 1, nextStep: 1,
     requested: new Set(), started: new Set(), answered: new Set() }
 }
 
-function clearStep(trace: Trace): void {
+function clearStep(trace: SessionRelationTrace): void {
   trace.requested.clear()
   trace.started.clear()
   trace.answered.clear()
 }
 
-function namesOpenStep(trace: Trace, type: string, data: { readonly turn: number; readonly step: number }): string | undefined {
+function namesOpenStep(trace: SessionRelationTrace, type: string, data: { readonly turn: number; readonly step: number }): string | undefined {
   if (trace.openTurn !== null && trace.openStep !== null && data.turn === trace.openTurn && data.step === trace.openStep) return undefined
   return `${type} names turn ${data.turn}/step ${data.step} but open is turn ${trace.openTurn ?? 'none'}/step ${trace.openStep ?? 'none'}`
 }
 
 /** The §9 detail of the first rule `event` breaks against `trace`, or undefined; never mutates. */
-function violation(trace: Trace, event: SessionEvent): string | undefined {
+function violation(trace: SessionRelationTrace, event: SessionEvent): string | undefined {
   if (event.seq !== trace.lastSeq + 1) return `seq ${event.seq} does not follow ${trace.lastSeq}`
   switch (event.type) {
     case 'turn/start': {
@@ -102,7 +102,7 @@ function violation(trace: Trace, event: SessionEvent): string | undefined {
 }
 
 /** Apply `event` to `trace`; only called once `violation` found nothing. */
-function advance(trace: Trace, event: SessionEvent): void {
+function advance(trace: SessionRelationTrace, event: SessionEvent): void {
   trace.lastSeq = event.seq
   switch (event.type) {
     case 'turn/start':
@@ -140,6 +140,9 @@ function advance(trace: Trace, event: SessionEvent): void {
   }
 }
 
+/** The §9 relations as pure functions: this companion enforces them live, and `logbook verify` replays them. */
+export const sessionRelations: TracedRelations<SessionRelationTrace> = { start: newTrace, violation, advance }
+
 /**
  * Enforce 01 §9 on every session of `ctx.sessions` through the shared trace engine: replay the sessions already
  * there, rebuild a trace at each `session/created` (a violation there rolls the creation back), and veto violating
@@ -147,5 +150,5 @@ function advance(trace: Trace, event: SessionEvent): void {
  * @throws SessionInvariantError `SESSION_INVARIANT` when an existing session already breaks a relation.
  */
 export function apply(ctx: Context): void {
-  enforceTracedRelations(ctx, { start: newTrace, violation, advance })
+  enforceTracedRelations(ctx, sessionRelations)
 }
