@@ -3,7 +3,7 @@
  * one-token `assistant/chunk` events are packed into one row whose members decode back exactly (up to key order).
  */
 import { ChunkRowError } from './errors.ts'
-import type { CallId, SessionEvent } from './types.ts'
+import type { CallId, SessionEvent, StreamChunk } from './types.ts'
 
 /** The slash-less tags of packed rows; no event type can equal one (event types always contain a `/`). */
 export const CHUNK_ROW_TAGS = Object.freeze(['text-chunks', 'reasoning-chunks', 'tool-call-chunks'] as const)
@@ -215,6 +215,34 @@ interface Row {
 
 const freeze = Object.freeze
 
+/** Most distinct fragments `sharedDelta` remembers per delta type before it starts over. */
+const SHARED_DELTA_LIMIT = 4096
+
+/** Per delta type: fragment → the frozen `{type, index: 0, text}` chunk decoded members share. */
+const sharedDeltas = {
+  'text-delta': new Map<string, StreamChunk>(),
+  'reasoning-delta': new Map<string, StreamChunk>(),
+}
+
+/**
+ * The frozen chunk `{type, index, text}` of a decoded text or reasoning member. Model output repeats its tokens, so
+ * members with index +0 (nearly all) share one frozen chunk per fragment from a bounded table that starts over once
+ * full: a restored log then holds one chunk object per distinct token instead of one per member. Sharing is
+ * invisible: the chunk is deep-frozen and equal to the one a member would own. Any other index (including -0, which
+ * the seed's lossless check must still see) gets its own chunk.
+ */
+function sharedDelta(type: 'text-delta' | 'reasoning-delta', index: number, text: string): StreamChunk {
+  if (index !== 0 || 1 / index < 0) return freeze({ type, index, text })
+  const table = sharedDeltas[type]
+  let chunk = table.get(text)
+  if (chunk === undefined) {
+    if (table.size >= SHARED_DELTA_LIMIT) table.clear()
+    chunk = freeze({ type, index: 0, text })
+    table.set(text, chunk)
+  }
+  return chunk
+}
+
 /**
  * The members of a validated row, built frozen in declaration key order straight from its fragments (no intermediate
  * arrays). One loop per chunk shape, so each object literal site sees one shape; kept as one function, called once per
@@ -229,7 +257,7 @@ function buildMembers(row: Row, tag: ChunkRowTag, pieces: readonly string[], id:
     const deltaType = tag === 'text-chunks' ? 'text-delta' : 'reasoning-delta'
     for (let i = 0; i < pieces.length; i++) {
       if (i > 0) time += gaps[i - 1] as number
-      const chunk = freeze({ type: deltaType, index, text: pieces[i] as string })
+      const chunk = sharedDelta(deltaType, index, pieces[i] as string)
       members.push(freeze({ type: 'assistant/chunk' as const, seq: seq0 + i, time, data: freeze({ turn, step, chunk }) }))
     }
   } else if (name === undefined) {

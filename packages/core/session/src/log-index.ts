@@ -38,16 +38,22 @@ export class LogIndex {
   private readonly headers: number[]
   /** Ascending seqs of `request/context` events. */
   private readonly contexts: number[]
+  /** Ascending seqs of `session/end-seed` events (the seed contracts of 01 §5.3 look at these only). */
+  private readonly endSeeds: number[]
   /** Each type among the required (not ignorable) events → the seq of its first such event. */
   private readonly firstRequired: Map<string, number>
   /** The type of the last required event added: a repeat needs no map lookup. */
   private lastRequiredType: string | undefined = undefined
 
-  constructor(turns: number[] = [], headers: number[] = [], contexts: number[] = [], firstRequired = new Map<string, number>()) {
+  constructor(
+    turns: number[] = [], headers: number[] = [], contexts: number[] = [], firstRequired = new Map<string, number>(),
+    endSeeds: number[] = [],
+  ) {
     this.turns = turns
     this.headers = headers
     this.contexts = contexts
     this.firstRequired = firstRequired
+    this.endSeeds = endSeeds
   }
 
   /** Record `event`, the new last event of the log. */
@@ -56,10 +62,16 @@ export class LogIndex {
     if (type === 'turn/start' || type === 'turn/end') this.turns.push(event.seq)
     else if (type === 'request/header') this.headers.push(event.seq)
     else if (type === 'request/context') this.contexts.push(event.seq)
+    else if (type === 'session/end-seed') this.endSeeds.push(event.seq)
     if (type !== this.lastRequiredType && event.ignorable !== true) {
       this.lastRequiredType = type
       if (!this.firstRequired.has(type)) this.firstRequired.set(type, event.seq)
     }
+  }
+
+  /** The seqs of the `session/end-seed` events in `[from, end)`, ascending. */
+  endSeedsIn(from: number, end: number): readonly number[] {
+    return this.endSeeds.slice(countAtOrBefore(this.endSeeds, from - 1), countAtOrBefore(this.endSeeds, end - 1))
   }
 
   /** The seq of the last `turn/start` or `turn/end` at or before `b`, or -1. */
@@ -92,6 +104,6 @@ export class LogIndex {
   prefix(b: number): LogIndex {
     const firstRequired = new Map<string, number>()
     for (const [type, seq] of this.firstRequired) if (seq <= b) firstRequired.set(type, seq)
-    return new LogIndex(upTo(this.turns, b), upTo(this.headers, b), upTo(this.contexts, b), firstRequired)
+    return new LogIndex(upTo(this.turns, b), upTo(this.headers, b), upTo(this.contexts, b), firstRequired, upTo(this.endSeeds, b))
   }
 }

@@ -257,7 +257,8 @@ function finish(built: BuiltSession, seedLength: number, count: number | undefin
   if (seeded && !(n < seedLength && isInheritedMarker(log[n]!))) {
     throw seedContract(`seeded session must mark its cut with session/end-seed {inherited: true} at index ${n}`)
   }
-  for (let j = seeded ? n + 1 : 0; j < seedLength; j++) {
+  // Only end-seed events can be markers: the index lists them, so the seed is not walked again.
+  for (const j of built.index.endSeedsIn(seeded ? n + 1 : 0, seedLength)) {
     if (isInheritedMarker(log[j]!)) throw seedContract(`unexpected inherited end-seed marker at index ${j}`)
   }
   built.firstLiveSeq = seedLength

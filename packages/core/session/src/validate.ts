@@ -17,7 +17,15 @@ const isSafeInt = Number.isSafeInteger as (v: unknown) => v is number
 // ------------------------------------------------------------------------------------------------------------------
 // Envelope (01 §2.2, §5.2 step 2), content (§5.2 step 4) and event-local surface checks (§4.2 V1–V10)
 
-const ENVELOPE_KEYS = new Set(['type', 'seq', 'time', 'data', 'ignorable', 'surfaceOp', 'sourceEventSeqs'])
+/** An envelope key of 01 §2.2 (a `switch`: no allocation and no set lookup per key on the restore path). */
+function isEnvelopeKey(key: string): boolean {
+  switch (key) {
+    case 'type': case 'seq': case 'time': case 'data': case 'ignorable': case 'surfaceOp': case 'sourceEventSeqs':
+      return true
+    default:
+      return false
+  }
+}
 
 /**
  * The 01 §5.2 step-2 detail for a value that is not a well-formed envelope (`unknown key "foo"`, …), or `undefined`.
@@ -25,7 +33,8 @@ const ENVELOPE_KEYS = new Set(['type', 'seq', 'time', 'data', 'ignorable', 'surf
  */
 export function envelopeProblem(value: unknown): string | undefined {
   if (!isObj(value)) return 'event must be an object'
-  for (const k of Object.keys(value)) if (!ENVELOPE_KEYS.has(k)) return `unknown key "${k}"`
+  // Own enumerable string keys, as `Object.keys` lists them, without building that array.
+  for (const k in value) if (!isEnvelopeKey(k) && Object.hasOwn(value, k)) return `unknown key "${k}"`
   if (typeof value.type !== 'string') return 'type must be a string'
   if (!isSafeInt(value.seq) || value.seq < 0) return 'seq must be a non-negative safe integer'
   if (!isSafeInt(value.time) || value.time < 0) return 'time must be a non-negative safe integer'

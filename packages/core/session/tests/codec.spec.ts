@@ -49,6 +49,34 @@ describe('chunk-row codec (01 §10)', () => {
     expect(decoded[0]!.data).not.toBe(decoded[1]!.data)
   })
 
+  it('decoded text and reasoning members with the same fragment at index 0 share one frozen chunk, across rows', () => {
+    const words = ['the', ' cat', ' the', ' dog', ' the']
+    const first = decodeStorageRecord(packChunkRuns(words.map((t, i) => ev(i, 100 + i, text(t))))[0])
+    const second = decodeStorageRecord(packChunkRuns(words.map((t, i) => ev(10 + i, 200 + i, text(t), 2)))[0])
+    const chunkOf = (e: SessionEvent): object => (e.data as { chunk: object }).chunk
+    expect(chunkOf(first[2]!)).toBe(chunkOf(first[4]!))
+    expect(chunkOf(second[1]!)).toBe(chunkOf(first[1]!))
+    expect(chunkOf(first[0]!)).not.toBe(chunkOf(first[2]!))
+    expect(first[2]).not.toBe(first[4])
+    expect(first[2]!.data).not.toBe(first[4]!.data)
+    expect(second.map(e => e.seq)).toEqual([10, 11, 12, 13, 14])
+    // the kind is part of the key: a reasoning member never shares a text member's chunk
+    const thinking = decodeStorageRecord(packChunkRuns(words.map((t, i) => ev(i, 100 + i, reasoning(t))))[0])
+    expect(chunkOf(thinking[0]!)).toEqual(reasoning('the'))
+    expect(chunkOf(thinking[0]!)).not.toBe(chunkOf(first[0]!))
+  })
+
+  it('decoded members at another index, or index -0, own their chunk', () => {
+    const row = (index: number): StorageRecord => ({ type: 'text-chunks', seq0: 0, time0: 0, data: { turn: 1, step: 1, index, dt: [1, 1], texts: ['x', 'x', 'x'] } }) as StorageRecord
+    const chunkOf = (e: SessionEvent): { index: number } => (e.data as { chunk: { index: number } }).chunk
+    const two = decodeStorageRecord(row(2))
+    expect(chunkOf(two[0]!)).not.toBe(chunkOf(two[1]!))
+    expect(chunkOf(two[0]!)).toEqual(text('x', 2))
+    const negativeZero = decodeStorageRecord(row(-0))
+    expect(Object.is(chunkOf(negativeZero[0]!).index, -0)).toBe(true)
+    expect(Object.is(chunkOf(decodeStorageRecord(row(0))[0]!).index, 0)).toBe(true)
+  })
+
   it('S-132 leaves a run of 2 verbatim and packs a run of 3', () => {
     expect(MIN_CHUNK_RUN).toBe(3)
     const two = [ev(0, 0, text('a')), ev(1, 0, text('b'))]

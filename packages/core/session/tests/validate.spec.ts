@@ -272,6 +272,13 @@ describe('envelope (01 §5.2 step 2)', () => {
     for (const [value, detail] of cases) expect(envelopeProblem(value)).toBe(detail)
   })
 
+  it('looks only at own enumerable keys: inherited and non-enumerable keys are not unknown keys', () => {
+    const inherited = Object.assign(Object.create({ foo: 1 }) as object, ok)
+    expect(envelopeProblem(inherited)).toBeUndefined()
+    expect(envelopeProblem(Object.defineProperty({ ...ok }, 'hidden', { value: 1, enumerable: false }))).toBeUndefined()
+    expect(envelopeProblem(Object.assign(Object.create({ foo: 1 }) as object, ok, { bar: 2 }))).toBe('unknown key "bar"')
+  })
+
   it('contentProblem gives the step-4 messages: type name, surface ignorable, payload', () => {
     expect(contentProblem({ type: 'noslash', data: {} })).toBe('event type "noslash" is invalid')
     expect(contentProblem({ type: 'user/message', data: userMessage, ignorable: true })).toBe(
