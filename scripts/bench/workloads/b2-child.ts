@@ -4,15 +4,18 @@
  * - `prep-w`: store W as session `w` (not durable: preparation is not timed);
  * - `resume`: B2, cold resume of `w` (open, read, repair check, rebuild, publish, derive messages), timed;
  * - `read-floor`: B2's floor, read the stored log and `JSON.parse` every line/row;
+ * - `eager-build`: B2's reference, the floor plus building every event frozen (no checks, no session);
+ * - `unpacked-floor`: B2's other reference, the floor over W stored one event per line;
  * - `rss`: M, RSS after imports and mount, then peak RSS after the resume;
  * - `prep-many`: store `count` sessions of one W turn each, with distinct times;
  * - `list`: B9, the first page of 50 and a full walk, timed;
  * - `list-floor`: B9's floor, read the header and the last 4 KiB of each stored session.
  */
 
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs'
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
+import { encodeEventText } from '@logbook/session-persistence'
 import { collectGarbage } from '../harness.ts'
 import { wEvents } from '../w.ts'
 import { backendKind, mount, resume, storeEvents, storePath, type BackendKind } from './b2-store.ts'
@@ -59,6 +62,88 @@ function readFloor(kind: BackendKind, dir: string): { ms: number; records: numbe
     db.close()
   }
   return { ms: performance.now() - start, records }
+}
+
+/**
+ * B2's unpacked reference floor (not the target's floor): W stored one event per line, as the shared codec writes a
+ * scalar event, then read and `JSON.parse`d line by line like the floor. BENCHMARKS.md's "≈ 250–300 ms here" for
+ * the target matches three times this floor, not three times the floor of the packed file the backends store.
+ */
+function unpackedFloor(dir: string): { ms: number; records: number } {
+  const file = join(dir, 'unpacked.jsonl')
+  writeFileSync(file, wEvents().map(event => `${encodeEventText(event)}\n`).join(''))
+  try {
+    collectGarbage()
+    const start = performance.now()
+    let records = 0
+    const bytes = readFileSync(file)
+    for (let from = 0, nl = bytes.indexOf(10); nl !== -1; from = nl + 1, nl = bytes.indexOf(10, from)) {
+      JSON.parse(bytes.toString('utf8', from, nl))
+      records++
+    }
+    return { ms: performance.now() - start, records }
+  } finally {
+    unlinkSync(file)
+  }
+}
+
+const freeze = Object.freeze
+
+/** Freezes a parsed JSON value and everything in it (arrays by index). */
+function freezeParsedTree(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) freezeParsedTree(value[i])
+  else for (const key in value) freezeParsedTree((value as Record<string, unknown>)[key])
+  freeze(value)
+}
+
+type TextRow = { type: string; seq0: number; time0: number; data: { turn: number; step: number; index: number; dt: number[]; texts: string[] } }
+
+/**
+ * Appends the events of one parsed record to `log` the cheapest way an eager restore can: a text row's members built
+ * frozen (own envelope, data and chunk each), any other record deep-frozen as parsed. No check of any kind.
+ */
+function materialiseRecord(value: unknown, log: unknown[]): void {
+  const row = value as TextRow
+  if (row.type !== 'text-chunks') {
+    freezeParsedTree(value)
+    log.push(value)
+    return
+  }
+  const { turn, step, index, dt, texts } = row.data
+  let time = row.time0
+  for (let i = 0; i < texts.length; i++) {
+    if (i > 0) time += dt[i - 1]!
+    const chunk = freeze({ type: 'text-delta', index, text: texts[i] })
+    log.push(freeze({ type: 'assistant/chunk', seq: row.seq0 + i, time, data: freeze({ turn, step, chunk }) }))
+  }
+}
+
+/**
+ * B2's eager-build reference (not a target): the floor's read and parse plus building every event frozen in one
+ * array the plain way, with no check, no repair and no session: the cost of merely holding W as frozen objects.
+ */
+function eagerBuild(kind: BackendKind, dir: string): { ms: number; events: number } {
+  collectGarbage()
+  const start = performance.now()
+  const log: unknown[] = []
+  if (kind === 'jsonl') {
+    const bytes = readFileSync(jsonlFiles(storePath(kind, dir))[0] as string)
+    let header = true
+    for (let from = 0, nl = bytes.indexOf(10); nl !== -1; from = nl + 1, nl = bytes.indexOf(10, from)) {
+      const value: unknown = JSON.parse(bytes.toString('utf8', from, nl))
+      if (header) header = false
+      else materialiseRecord(value, log)
+    }
+  } else {
+    const db = openSqlite(storePath(kind, dir))
+    JSON.parse(db.prepare('SELECT header FROM logbook_sessions WHERE id = ?').get('w')?.header as string)
+    for (const row of db.prepare('SELECT body FROM logbook_events WHERE session_id = ? ORDER BY seq').all('w')) {
+      materialiseRecord(JSON.parse(row.body as string), log)
+    }
+    db.close()
+  }
+  return { ms: performance.now() - start, events: log.length }
 }
 
 function listFloor(kind: BackendKind, dir: string): { ms: number; sessions: number } {
@@ -111,6 +196,10 @@ async function main(): Promise<unknown> {
     }
     case 'read-floor':
       return readFloor(kind, dir)
+    case 'eager-build':
+      return eagerBuild(kind, dir)
+    case 'unpacked-floor':
+      return unpackedFloor(dir)
     case 'rss': {
       const m = await mount(kind, dir, { durable: true })
       collectGarbage()

@@ -4,13 +4,15 @@
  * before the tool body) and one final flush. Floor: the same bytes (the shared codec's records of each flushed
  * segment) written to a raw file descriptor with one `fdatasync` per flush, waited for the way the backend waits for
  * its own syncs: JSONL awaits `fs.fdatasync` on the libuv pool (a server's event loop keeps running while the device
- * syncs), SQLite commits block inside SQLite's fsync. Both floors are measured and reported. B5: bytes on disk per
- * event afterwards.
+ * syncs), SQLite commits block inside SQLite's fsync. Both floors are measured and reported, and so is a reference
+ * that is not a target: the same appends and flush calls with no persistence (the session core's share of the
+ * figure). B5: bytes on disk per event afterwards.
  */
 
 import { closeSync, existsSync, fdatasync, fdatasyncSync, openSync, readdirSync, statSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
-import { SessionId, type SessionEvent } from '@logbook/session'
+import { Context, type Fiber } from '@deepseek-ai/cordis'
+import SessionStore, { SessionId, type SessionEvent } from '@logbook/session'
 import { encodeBatch } from '@logbook/session-persistence'
 import { collectGarbage, report } from '../harness.ts'
 import { wAppendList } from '../w.ts'
@@ -49,6 +51,39 @@ async function writeW(kind: BackendKind, dir: string, durable: boolean): Promise
   const events = session.events
   await m.stop()
   return { ms, flushedAt, events }
+}
+
+/**
+ * B4's in-memory reference (not a target): the same appends and flush calls on a session with no persistence plugin
+ * (a flush with no listener settles at once), i.e. what the session core alone costs of the figure.
+ */
+async function writeInMemory(): Promise<number> {
+  const inputs = wAppendList()
+  const app = new Context()
+  const store: Fiber = app.plugin(SessionStore)
+  await store
+  const sessions = app.get('sessions') as SessionStore
+  const session = sessions.create(SessionId('w'), { meta: { cwd: '/bench/w' } })
+  const append = session.append.bind(session) as LooseAppend
+  const realNow = Date.now
+  let now = 0
+  collectGarbage()
+  const start = performance.now()
+  Date.now = () => now
+  try {
+    for (const input of inputs) {
+      now = input.time
+      if (input.opts) append(input.type, input.data, input.opts)
+      else append(input.type, input.data)
+      if (input.type === 'step/start' || input.type === 'tool/call') await sessions.flush(session)
+    }
+    await sessions.flush(session)
+  } finally {
+    Date.now = realNow
+  }
+  const ms = performance.now() - start
+  await store.dispose()
+  return ms
 }
 
 /** How a floor waits for each `fdatasync`: blocking (`fdatasyncSync`) or awaiting `fs.fdatasync` on the libuv pool. */
@@ -117,6 +152,7 @@ export async function runB4(kind: BackendKind): Promise<void> {
     const blocking = await rawFloor(fixture.dir, run.flushedAt, run.events, 'blocking')
     const awaited = await rawFloor(fixture.dir, run.flushedAt, run.events, 'awaited')
     const floor = BACKEND_PRIMITIVE[kind] === 'blocking' ? blocking : awaited
+    const inMemory = await writeInMemory()
     report({
       workload: `B4-${kind}`,
       figure: run.ms,
@@ -129,6 +165,8 @@ export async function runB4(kind: BackendKind): Promise<void> {
         'floor fdatasyncSync ms': blocking.ms,
         'floor awaited fdatasync ms': awaited.ms,
         'ratio to fdatasyncSync floor': run.ms / blocking.ms,
+        'in-memory reference ms': inMemory,
+        'in-memory reference / floor': inMemory / floor.ms,
       },
     })
   } finally {
