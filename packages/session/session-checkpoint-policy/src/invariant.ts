@@ -2,7 +2,8 @@
  * The `./invariant` companion of `@logbook/session-checkpoint-policy` (spec 02 §8). It observes after commit and logs
  * each violation at error level as `session-checkpoint-policy-invariant: <detail>`: at each `checkpoint/passed` the
  * session's durable cursor (from `persistence/committed`) must be above `requiredSeq`, and for a tool body the
- * `tool/call` of that call must be below the cursor.
+ * `tool/call` of that call must be below the cursor. A `persistence/released` forgets the id's cursor (0 until the
+ * next commit).
  */
 
 import type { Context } from '@deepseek-ai/cordis'
@@ -41,6 +42,11 @@ export function apply(ctx: Context): void {
   const cursors = new Map<string, number>()
   ctx.on('persistence/committed', event => {
     cursors.set(event.sessionId, event.toSeq)
+  })
+  // A released id has no writer here: its next checkpoint is judged on what is committed from then on, never on the
+  // cursor of an earlier writer (the id may be deleted and created again meanwhile).
+  ctx.on('persistence/released', event => {
+    cursors.delete(event.sessionId)
   })
   ctx.on('checkpoint/passed', event => {
     const events = ctx.sessions.get(event.sessionId as SessionId)?.events
