@@ -12,7 +12,7 @@
 import { closeSync, existsSync, fdatasync, fdatasyncSync, openSync, readdirSync, statSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { Context, type Fiber } from '@deepseek-ai/cordis'
-import SessionStore, { SessionId, type SessionEvent } from '@logbook/session'
+import SessionStore, { SessionId, type Session, type SessionEvent } from '@logbook/session'
 import { encodeBatch } from '@logbook/session-persistence'
 import { collectGarbage, report } from '../harness.ts'
 import { wAppendList } from '../w.ts'
@@ -20,11 +20,12 @@ import { mount, storePath, tempStore, type BackendKind } from './b2-store.ts'
 
 type LooseAppend = (type: string, data: unknown, opts?: unknown) => unknown
 
-/** Writes W as a live session with the checkpoint flushes; returns the elapsed time, flush boundaries and events. */
-async function writeW(kind: BackendKind, dir: string, durable: boolean): Promise<{ ms: number; flushedAt: number[]; events: readonly SessionEvent[] }> {
+/**
+ * Appends W to `session` (each append seeing W's virtual time from `Date.now()`), awaiting `sessions.flush` after each
+ * `step/start` and `tool/call` and once at the end; returns the elapsed ms and `session.seq` after each flush.
+ */
+async function timedWrite(sessions: SessionStore, session: Session): Promise<{ ms: number; flushedAt: number[] }> {
   const inputs = wAppendList()
-  const m = await mount(kind, dir, { durable })
-  const session = m.sessions.create(SessionId('w'), { meta: { cwd: '/bench/w' } })
   const append = session.append.bind(session) as LooseAppend
   const flushedAt: number[] = []
   const realNow = Date.now
@@ -38,16 +39,23 @@ async function writeW(kind: BackendKind, dir: string, durable: boolean): Promise
       if (input.opts) append(input.type, input.data, input.opts)
       else append(input.type, input.data)
       if (input.type === 'step/start' || input.type === 'tool/call') {
-        await m.sessions.flush(session)
+        await sessions.flush(session)
         flushedAt.push(session.seq)
       }
     }
-    await m.sessions.flush(session)
+    await sessions.flush(session)
     flushedAt.push(session.seq)
   } finally {
     Date.now = realNow
   }
-  const ms = performance.now() - start
+  return { ms: performance.now() - start, flushedAt }
+}
+
+/** Writes W as a live session with the checkpoint flushes; returns the elapsed time, flush boundaries and events. */
+async function writeW(kind: BackendKind, dir: string, durable: boolean): Promise<{ ms: number; flushedAt: number[]; events: readonly SessionEvent[] }> {
+  const m = await mount(kind, dir, { durable })
+  const session = m.sessions.create(SessionId('w'), { meta: { cwd: '/bench/w' } })
+  const { ms, flushedAt } = await timedWrite(m.sessions, session)
   const events = session.events
   await m.stop()
   return { ms, flushedAt, events }
@@ -58,30 +66,11 @@ async function writeW(kind: BackendKind, dir: string, durable: boolean): Promise
  * (a flush with no listener settles at once), i.e. what the session core alone costs of the figure.
  */
 async function writeInMemory(): Promise<number> {
-  const inputs = wAppendList()
   const app = new Context()
   const store: Fiber = app.plugin(SessionStore)
   await store
   const sessions = app.get('sessions') as SessionStore
-  const session = sessions.create(SessionId('w'), { meta: { cwd: '/bench/w' } })
-  const append = session.append.bind(session) as LooseAppend
-  const realNow = Date.now
-  let now = 0
-  collectGarbage()
-  const start = performance.now()
-  Date.now = () => now
-  try {
-    for (const input of inputs) {
-      now = input.time
-      if (input.opts) append(input.type, input.data, input.opts)
-      else append(input.type, input.data)
-      if (input.type === 'step/start' || input.type === 'tool/call') await sessions.flush(session)
-    }
-    await sessions.flush(session)
-  } finally {
-    Date.now = realNow
-  }
-  const ms = performance.now() - start
+  const { ms } = await timedWrite(sessions, sessions.create(SessionId('w'), { meta: { cwd: '/bench/w' } }))
   await store.dispose()
   return ms
 }
