@@ -3,9 +3,10 @@
  * projection checkpoint pair.
  */
 import { deepFreeze, isJsonValue, snapshotJsonValue } from '@logbook/session'
-import type { BackendListQuery, LockToken } from './backend.ts'
+import type { BackendListQuery } from './backend.ts'
 import type { Coordinator } from './coordinator.ts'
-import { SessionPersistenceError, sessionNotFound } from './errors.ts'
+import { SessionPersistenceError } from './errors.ts'
+import { lockedScan } from './operations.ts'
 import { decodeCursor, encodeCursor, filterHash } from './list-order.ts'
 import type {
   BreakLockConfirmation,
@@ -85,33 +86,20 @@ export async function remove(c: Coordinator, id: string, confirmation: DeleteCon
     throw notConfirmed(id)
   }
   const revision = conf.revision
-  const claim = await c.claim(id, 'handle') // registered before this await (or after a retiring holder drained)
-  let token: LockToken | undefined
-  try {
-    await c.ready
+  const { claim, result } = await lockedScan(c, id, signal, async (_claim, lock, scan) => {
+    if (scan.revision !== revision) {
+      throw new SessionPersistenceError('SESSION_CONFLICT', `${about(id)}revision ${revision} is not current`, {
+        sessionId: id,
+        details: { expected: revision, actual: scan.revision },
+      })
+    }
     throwIfAborted(signal)
-    const result = await c.serial(id, async () => {
-      token = await c.backend.lock(id, claim.owner, signal)
-      throwIfAborted(signal)
-      const scan = await c.backend.scan(id, {}, signal)
-      if (scan === undefined) throw sessionNotFound(id)
-      if (scan.revision !== revision) {
-        throw new SessionPersistenceError('SESSION_CONFLICT', `${about(id)}revision ${revision} is not current`, {
-          sessionId: id,
-          details: { expected: revision, actual: scan.revision },
-        })
-      }
-      throwIfAborted(signal)
-      const removed = await c.backend.remove(token, revision, signal)
-      token = undefined // the backend removed the lock with the log
-      return removed
-    })
-    c.claims.release(claim)
-    return Object.freeze({ sessionId: id, ...(result.location === undefined ? {} : { location: result.location }) })
-  } catch (error) {
-    await c.abandon(claim, token)
-    throw error
-  }
+    const removed = await c.backend.remove(lock.token!, revision, signal)
+    lock.token = undefined // the backend removed the lock with the log
+    return removed
+  })
+  c.claims.release(claim)
+  return Object.freeze({ sessionId: id, ...(result.location === undefined ? {} : { location: result.location }) })
 }
 
 /** `breakLock(id, { ownerId, confirm })`: remove another owner's cross-process lock (§1.1). */

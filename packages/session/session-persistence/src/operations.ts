@@ -11,7 +11,8 @@ import {
   type SessionEvent,
   type SessionHeader,
 } from '@logbook/session'
-import type { LockToken } from './backend.ts'
+import type { LockToken, PhysicalScan } from './backend.ts'
+import type { Claim } from './claims.ts'
 import { inheritedCount, readStored, type StoredState } from './classify.ts'
 import type { Coordinator } from './coordinator.ts'
 import { SessionPersistenceError, sessionNotFound } from './errors.ts'
@@ -37,6 +38,43 @@ async function load(c: Coordinator, id: string, fromSeq: number, signal: AbortSi
   return readStored(id, scan, type => c.isKnownType(type))
 }
 
+/** A write operation's cross-process lock; `token` is cleared when the backend dropped the lock itself. */
+export interface HeldLock {
+  token: LockToken | undefined
+}
+
+/**
+ * The start every writing operation on one stored session shares (`open(id, 'write')`, `delete`): claim `id` (at
+ * once, or after a retiring live session drained), then in its FIFO take the lock and scan, and run `body` with the
+ * claim, the lock and the scan. On any failure the claim and a lock still held are given up; on success the caller
+ * owns both and gets the claim back. Call it without awaiting anything first, so the claim is registered
+ * synchronously. @throws `SESSION_NOT_FOUND` when nothing is stored, and whatever `body` or the backend throw.
+ */
+export async function lockedScan<T>(
+  c: Coordinator,
+  id: string,
+  signal: AbortSignal,
+  body: (claim: Claim, lock: HeldLock, scan: PhysicalScan<unknown>) => Promise<T>,
+): Promise<{ readonly claim: Claim; readonly result: T }> {
+  const claim = await c.claim(id, 'handle') // registered before this await (or after a retiring holder drained)
+  const lock: HeldLock = { token: undefined }
+  try {
+    await c.ready
+    throwIfAborted(signal)
+    const result = await c.serial(id, async () => {
+      lock.token = await c.backend.lock(id, claim.owner, signal)
+      throwIfAborted(signal)
+      const scan = await c.backend.scan(id, {}, signal)
+      if (scan === undefined) throw sessionNotFound(id)
+      return body(claim, lock, scan)
+    })
+    return { claim, result }
+  } catch (error) {
+    await c.abandon(claim, lock.token)
+    throw error
+  }
+}
+
 /** `open(id, mode)` (§4.2): `'write'` claims (sync) → lock → scan → §4.1 → cut a torn tail → stale temps → handle. */
 export async function open(c: Coordinator, id: string, mode: OpenMode, opts?: OperationOptions): Promise<SessionHandle> {
   const signal = c.beginFor(opts, id)
@@ -48,36 +86,24 @@ export async function open(c: Coordinator, id: string, mode: OpenMode, opts?: Op
       incarnation: state.scan.incarnation, eventState: c.backend.eventState, recovery: recoveryOf(state),
     })
   }
-  const claim = await c.claim(id, 'handle') // registered before this await (or after a retiring holder drained)
-  let token: LockToken | undefined
-  try {
-    await c.ready
+  const { claim, result: handle } = await lockedScan(c, id, signal, async (claim, lock, scan) => {
+    const token = lock.token!
     throwIfAborted(signal)
-    const handle = await c.serial(id, async () => {
-      token = await c.backend.lock(id, claim.owner, signal)
-      throwIfAborted(signal)
-      const scan = await c.backend.scan(id, {}, signal)
-      if (scan === undefined) throw sessionNotFound(id)
-      throwIfAborted(signal)
-      const state = readStored(id, scan, type => c.isKnownType(type))
-      let revision = scan.revision
-      if (state.torn !== null) {
-        revision = (await cutTornTail(c, id, token, state, claim.owner.ownerId, signal)).revision
-        throwIfAborted(signal) // the committed cut stays
-      }
-      await c.backend.removeStaleTemps?.(token, signal)
-      throwIfAborted(signal)
-      return new HandleImpl(c, {
-        id, mode: 'write', header: state.header, nextSeq: state.nextSeq, revision, incarnation: scan.incarnation,
-        eventState: c.backend.eventState, recovery: recoveryOf(state), retained: state.events, claim, token,
-      })
+    const state = readStored(id, scan, type => c.isKnownType(type))
+    let revision = scan.revision
+    if (state.torn !== null) {
+      revision = (await cutTornTail(c, id, token, state, claim.owner.ownerId, signal)).revision
+      throwIfAborted(signal) // the committed cut stays
+    }
+    await c.backend.removeStaleTemps?.(token, signal)
+    throwIfAborted(signal)
+    return new HandleImpl(c, {
+      id, mode: 'write', header: state.header, nextSeq: state.nextSeq, revision, incarnation: scan.incarnation,
+      eventState: c.backend.eventState, recovery: recoveryOf(state), retained: state.events, claim, token,
     })
-    claim.holder = handle
-    return handle
-  } catch (error) {
-    await c.abandon(claim, token)
-    throw error
-  }
+  })
+  claim.holder = handle
+  return handle
 }
 
 /** Validate a header for `create` and return a frozen snapshot. @throws `INVALID_ARGUMENT`. */
