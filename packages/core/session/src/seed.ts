@@ -193,11 +193,10 @@ function admitDecodedRun(built: BuiltSession, seed: readonly unknown[], i: numbe
   } catch {
     return false
   }
-  const { log, index: landmarks } = built
-  for (let k = 0; k < n; k++) {
-    log.push(run[k]!)
-    landmarks.add(run[k]!)
-  }
+  const { log } = built
+  for (let k = 0; k < n; k++) log.push(run[k]!)
+  // Members share type and (absent) `ignorable`, and a chunk is no landmark: the first one tells the index everything.
+  built.index.add(first)
   return true
 }
 
