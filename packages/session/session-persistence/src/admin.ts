@@ -6,8 +6,8 @@ import { deepFreeze, isJsonValue, snapshotJsonValue } from '@logbook/session'
 import type { BackendListQuery } from './backend.ts'
 import type { Coordinator } from './coordinator.ts'
 import { SessionPersistenceError } from './errors.ts'
-import { lockedScan } from './operations.ts'
 import { decodeCursor, encodeCursor, filterHash } from './list-order.ts'
+import { lockedScan } from './operations.ts'
 import type {
   BreakLockConfirmation,
   DeleteConfirmation,
