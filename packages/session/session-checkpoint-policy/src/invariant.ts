@@ -8,7 +8,7 @@
 
 import type { Context } from '@deepseek-ai/cordis'
 import type { SessionEvent, SessionId } from '@logbook/session'
-import type {} from '@logbook/session-persistence'
+import { trackDurableCursors } from '@logbook/session-persistence'
 import type {} from './index.ts'
 import type { CheckpointPassedEvent } from './types.ts'
 
@@ -39,15 +39,7 @@ export function passedViolations(
 /** Track durable cursors and check every `checkpoint/passed`. */
 export function apply(ctx: Context): void {
   const logger = ctx.logger(name)
-  const cursors = new Map<string, number>()
-  ctx.on('persistence/committed', event => {
-    cursors.set(event.sessionId, event.toSeq)
-  })
-  // A released id has no writer here: its next checkpoint is judged on what is committed from then on, never on the
-  // cursor of an earlier writer (the id may be deleted and created again meanwhile).
-  ctx.on('persistence/released', event => {
-    cursors.delete(event.sessionId)
-  })
+  const cursors = trackDurableCursors(ctx)
   ctx.on('checkpoint/passed', event => {
     const events = ctx.sessions.get(event.sessionId as SessionId)?.events
     for (const problem of passedViolations(event, cursors.get(event.sessionId) ?? 0, events)) logger.error(`${name}: ${problem}`)

@@ -64,3 +64,4 @@ export {
   processStartOf,
 } from './owners.ts'
 export { checkStoredHeader } from './classify.ts'
+export { trackDurableCursors } from './durable-cursors.ts'

@@ -7,7 +7,7 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { SessionId } from '@logbook/session'
-import type {} from '@logbook/session-persistence'
+import { trackDurableCursors } from '@logbook/session-persistence'
 import './events.ts'
 import type { ProjectionCheckpointedEvent } from './types.ts'
 
@@ -39,13 +39,7 @@ export function checkpointViolations(
 /** Track durable cursors and check every checkpoint write; log violations at error level. */
 export function apply(ctx: Context): void {
   const logger = ctx.logger(name)
-  const cursors = new Map<string, number>()
-  ctx.on('persistence/committed', event => {
-    cursors.set(event.sessionId, event.toSeq)
-  })
-  ctx.on('persistence/released', event => {
-    cursors.delete(event.sessionId)
-  })
+  const cursors = trackDurableCursors(ctx)
   ctx.on('projection/checkpointed', event => {
     const session = ctx.sessions.get(event.sessionId as SessionId)
     const live = session === undefined ? undefined : (session.events[event.seq] ?? null)
