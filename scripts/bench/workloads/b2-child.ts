@@ -27,7 +27,7 @@ type Sqlite = {
 
 /** better-sqlite3, resolved from the SQLite backend package (the repo root does not depend on it). */
 function openSqlite(path: string): Sqlite {
-  const require = createRequire(join(process.cwd(), 'packages/session/session-persistence-sqlite/package.json'))
+  const require = createRequire(join(process.cwd(), 'packages/backends/session-persistence-sqlite/package.json'))
   const Database = require('better-sqlite3') as new (path: string, options: { readonly: boolean }) => Sqlite
   return new Database(path, { readonly: true })
 }
