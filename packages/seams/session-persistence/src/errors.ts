@@ -1,8 +1,6 @@
 /**
  * Errors of the persistence seam (spec 02 §1.7): one base class with a closed list of codes, two subclasses with
  * extra fields, a guard, and the exact message builders the spec quotes. Backends (JSONL, SQLite) throw these too.
- *
- * STABLE INTERFACE — helpers J, Q and PC code against this file. Changes are additive and marked `CHANGED:`.
  */
 
 /** Every code a `SessionPersistenceError` can carry (02 §1.7). `PERSISTENCE_NOT_CONFIGURED` belongs to chapter 03. */

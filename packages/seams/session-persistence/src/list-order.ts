@@ -2,8 +2,6 @@
  * Listing order and keyset paging (spec 02 §1.3): `updatedAt` descending, then id by UTF-8 bytes ascending; cursors
  * encode the last item's `(updatedAt, id)` and a hash of the filters. Backends that sort in memory (memory, JSONL)
  * use `compareSummaries`, `matchesQuery` and `pageOf`.
- *
- * STABLE INTERFACE — helpers J and Q use these helpers.
  */
 import { createHash } from 'node:crypto'
 import type { BackendListQuery } from './backend.ts'

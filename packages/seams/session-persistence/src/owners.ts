@@ -2,7 +2,7 @@
  * Lock owners and holder liveness (spec 02 §3.1, §3.2), shared by the coordinator and every backend: the
  * process-global owner set, `processStart`, the dead-holder rule and the `SESSION_LOCKED` error shapes.
  *
- * STABLE INTERFACE — helpers J and Q use `isHolderDead`, `processLockedError` and `lockLostError`.
+ * Backends use `isHolderDead`, `processLockedError` and `lockLostError`.
  */
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'

@@ -1,9 +1,7 @@
 /**
  * `ctx.sessionPersistence` (spec 02 §1.1): the Service every backend package subclasses. It is a thin shell over the
  * coordinator (coordinator.ts), because Cordis hands callers a tracing proxy of the service: state lives on a plain
- * object, never on the proxied instance.
- *
- * STABLE INTERFACE — helpers J and Q subclass it: `super(ctx, config, backend)` (see backend.ts).
+ * object, never on the proxied instance. A backend package subclasses it with `super(ctx, config, backend)`.
  */
 import { type Context, Service } from '@deepseek-ai/cordis'
 import type { SessionEvent, SessionHeader } from '@logbook/session'
