@@ -177,3 +177,16 @@ export function sessionNotFound(sessionId: string): SessionPersistenceError {
 /** The message chapter 03 raises `PERSISTENCE_NOT_CONFIGURED` with (02 §4.3 step 1); exported for callers. */
 export const PERSISTENCE_NOT_CONFIGURED_MESSAGE =
   'cannot resume: session persistence is not configured (load a session-persistence backend)'
+
+/** The message prefix every error about one session carries (02 §1.7): `session "<id>": `. */
+export function about(sessionId: string): string {
+  return `session "${sessionId}": `
+}
+
+/** `INVALID_ARGUMENT` with a `session "<id>": ` prefix when an id is involved. */
+export function invalidArgument(message: string, sessionId?: string, cause?: unknown): SessionPersistenceError {
+  return new SessionPersistenceError('INVALID_ARGUMENT', sessionId === undefined ? message : about(sessionId) + message, {
+    ...(sessionId === undefined ? {} : { sessionId }),
+    ...(cause === undefined ? {} : { cause }),
+  })
+}

@@ -54,7 +54,7 @@ export {
   MAX_ROW_MEMBERS,
 } from './record-codec.ts'
 export { MemoryConfigSchema, persistenceConfigFields, SessionPersistenceConfigSchema, withRetryBounds } from './config.ts'
-export { compareIds, compareSummaries, matchesQuery, pageOf } from './list-order.ts'
+export { compareSummaries, matchesQuery, pageOf } from './listing.ts'
 export {
   claimLockedError,
   isHolderDead,

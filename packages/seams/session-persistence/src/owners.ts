@@ -8,9 +8,8 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import type { LockOwner } from './backend.ts'
-import { SessionPersistenceError } from './errors.ts'
+import { about, SessionPersistenceError } from './errors.ts'
 import type { ClaimKind, LockHolderDetails } from './types.ts'
-import { about } from './util.ts'
 
 const OWNERS_KEY = Symbol.for('logbook.persistence.owners')
 
