@@ -1,0 +1,15 @@
+/**
+ * The dependency layers of `packages/`, bottom to top. A package may use packages of lower layers; inside one folder
+ * it may use only the siblings listed in `SIBLINGS`. `check.ts` enforces this table in `pnpm test`.
+ */
+export const LAYERS = ['core', 'seams', 'backends', 'loop', 'plugins', 'cli'] as const
+
+export type Layer = (typeof LAYERS)[number]
+
+/** Allowed dependencies between packages of one folder, as `folder/package` → the siblings it may use. */
+export const SIBLINGS: Readonly<Record<string, readonly string[]>> = {
+  // The contract suite tests backends of the seam; the seam's own memory backend runs it in its tests.
+  'seams/session-persistence-conformance': ['seams/session-persistence'],
+  'seams/session-persistence': ['seams/session-persistence-conformance'],
+  'plugins/compaction-basic': ['plugins/compaction'],
+}
