@@ -3,6 +3,7 @@
  */
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
+import { isValidSessionId } from '@logbook/session'
 
 /** Name of the store identity file at the root. */
 export const STORE_FILE = '.logbook-store.json'
@@ -70,6 +71,16 @@ export function encodeId(id: string): string {
   const encoded = id.replace(/[A-Z]/g, (c) => `~${c.toLowerCase()}`)
   if (encoded.length <= MAX_ENCODED_ID) return encoded
   return `${encoded.slice(0, ENCODED_ID_HEAD)}~~${sha256Hex(id).slice(0, 16)}`
+}
+
+/**
+ * The id an encoded directory name stands for, when the name holds it whole (`~x` → `X`); `undefined` for a hashed
+ * long id (`~~`) or a name `encodeId` never produces.
+ */
+export function decodeId(encoded: string): string | undefined {
+  if (encoded.includes('~~')) return undefined
+  const id = encoded.replace(/~([a-z])/g, (_, c: string) => c.toUpperCase())
+  return encodeId(id) === encoded && isValidSessionId(id) ? id : undefined
 }
 
 /** Every path of one store root; `root` is absolute. */

@@ -64,6 +64,7 @@ export async function inspectSession(host: Host, id: string, opts?: OperationOpt
     openTurn: turnEnd === undefined ? null : turnEnd.data.turn,
     closers,
     claim,
+    checksums: scan.checksums,
     ...(scan.location === undefined ? {} : { location: scan.location }),
   })
 }
