@@ -133,6 +133,11 @@ export class AgentsService extends Service {
     return this.ctx.effect(() => sections.add(section), 'agents.registerContextSection()')
   }
 
+  /** The `agents[]` entries of the plugin config, as `startConfigured` reads them (clients take options from them). */
+  configured(): readonly ConfiguredAgent[] {
+    return this.runtime.config.agents
+  }
+
   /** The live agents of this plugin, in creation order. */
   list(): AgentHandle[] {
     return [...this.runtime.agents].filter((agent): agent is Agent => agent instanceof Agent)
