@@ -23,13 +23,14 @@ export type SessionPersistenceErrorCode =
   | 'STORE_UNSAFE'
   | 'STORE_FOREIGN'
   | 'STORE_INCOMPATIBLE'
+  | 'SESSION_BUSY'
 
 /** Every code, in declaration order (for exhaustive tests and docs). */
 export const SESSION_PERSISTENCE_ERROR_CODES: readonly SessionPersistenceErrorCode[] = Object.freeze([
   'SESSION_NOT_FOUND', 'SESSION_ALREADY_EXISTS', 'SESSION_LOCKED', 'SESSION_CONFLICT', 'SESSION_CORRUPT',
   'SESSION_FORMAT_UNSUPPORTED', 'SESSION_HANDLE_CLOSED', 'HANDLE_READ_ONLY', 'DELETE_NOT_CONFIRMED',
   'INVALID_ARGUMENT', 'CHECKPOINT_AHEAD', 'PERSISTENCE_DISPOSED', 'STORE_IO', 'STORE_UNSAFE', 'STORE_FOREIGN',
-  'STORE_INCOMPATIBLE',
+  'STORE_INCOMPATIBLE', 'SESSION_BUSY',
 ] as const)
 
 /** Optional fields of a persistence error. */

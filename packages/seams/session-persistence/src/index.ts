@@ -65,3 +65,4 @@ export {
 } from './owners.ts'
 export { checkStoredHeader } from './classify.ts'
 export { trackDurableCursors } from './durable-cursors.ts'
+export type { LoadedSession } from './load.ts'

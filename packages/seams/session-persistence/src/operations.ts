@@ -187,7 +187,8 @@ export async function inspect(c: Coordinator, id: string, opts?: OperationOption
     revision: scan.revision,
     tornTail: state.torn?.report ?? null,
     openTurn: turnEnd === undefined ? null : turnEnd.data.turn,
-    closers,
+    // A turn a live writer holds open is running, not interrupted: a resume could not append closers for it.
+    closers: claim === 'none' ? closers : Object.freeze([]),
     claim,
     ...(scan.location === undefined ? {} : { location: scan.location }),
   })
