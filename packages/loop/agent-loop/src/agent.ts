@@ -9,7 +9,7 @@ import type { Session, SessionEvent, SessionId } from '@logbook/session'
 import { AgentError } from './errors.ts'
 import type { SessionHost } from './host.ts'
 import {
-  assertQueuedInput, INPUT_QUEUED_EVENT, inputQueuedError, isUserInput, pendingInputs, type TurnInput,
+  assertQueuedInput, INPUT_QUEUED_EVENT, inputQueuedError, isUserInput, logQueuedLater, pendingInputs, type TurnInput,
 } from './input.ts'
 import { validateOptions } from './options.ts'
 import { ContextTracker } from './runtime-context.ts'
@@ -148,14 +148,7 @@ export class Agent implements AgentHandle, TurnContext {
     if (this.owning > 0 || this.disposal !== undefined || !isUserInput(event)) return
     const busy = this.busyWith()
     if (busy === undefined) return
-    const { source, content } = (event as SessionEvent<'user/message'>).data
-    queueMicrotask(() => {
-      try {
-        this.session.append(INPUT_QUEUED_EVENT, { source, content }, { ignorable: true })
-      } catch (error) {
-        this.runtime.warn(`agent "${this.id}": a user message could not be queued: ${String((error as Error)?.message ?? error)}`)
-      }
-    })
+    logQueuedLater(this.session, (event as SessionEvent<'user/message'>).data, text => this.runtime.warn(`agent "${this.id}": ${text}`))
     throw inputQueuedError(this.id, busy)
   }
 

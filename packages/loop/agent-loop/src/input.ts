@@ -9,9 +9,10 @@
  */
 
 import {
-  assertSessionEvent, isAppendSurfaceEvent, type MessageId, type SessionEvent, type UserMessage,
+  assertSessionEvent, isAppendSurfaceEvent, type MessageId, type Session, type SessionEvent, type UserMessage,
 } from '@logbook/session'
 import { AgentError } from './errors.ts'
+import { messageOf } from './util.ts'
 import type { QueuedInput } from './types.ts'
 
 /** The log-only event type of queued input. */
@@ -69,6 +70,21 @@ export function isUserInput(event: SessionEvent): boolean {
 export function inputQueuedError(id: string, busy: string): AgentError {
   return new AgentError('INPUT_QUEUED',
     `agent "${id}" is ${busy}: the message was not appended; it is logged as input/queued and becomes the user/message of a later turn`)
+}
+
+/**
+ * Append `message`'s source and content as `input/queued` on the next microtask: the refused append is still being
+ * checked now, and an append from inside it would be reentrant (01 §3.1 step 1).
+ */
+export function logQueuedLater(session: Session, message: UserMessage, warn: (text: string) => void): void {
+  const { source, content } = message
+  queueMicrotask(() => {
+    try {
+      session.append(INPUT_QUEUED_EVENT, { source, content }, { ignorable: true })
+    } catch (error) {
+      warn(`a user message could not be queued: ${messageOf(error)}`)
+    }
+  })
 }
 
 /**
