@@ -41,7 +41,7 @@ function logbook(args: readonly string[], cwd: string): Promise<{ code: number |
 }
 
 describe('the example deployed with one cordis.yml entry', () => {
-  it('L-137 logbook run --config boots the app naming @logbook-examples/custom-projection; show --projections prints its view beside the built-ins', async () => {
+  it('L-138 logbook run --config boots the app naming @logbook-examples/custom-projection; show --projections prints its view beside the built-ins', async () => {
     const dir = project()
     const file = join(dir, 'cordis.yml')
     const run = await logbook(['run', '--config', file], dir)

@@ -32,7 +32,7 @@ function resumedId(stdout: string): string {
 }
 
 describe('logbook chat through a pipe', () => {
-  it('L-133 reads lines until EOF (a trailing \\ continues a line), streams replies, runs slash commands, prints the resume command', async () => {
+  it('L-134 reads lines until EOF (a trailing \\ continues a line), streams replies, runs slash commands, prints the resume command', async () => {
     const cwd = tempDir()
     writeFileSync(join(cwd, 'AGENTS.md'), 'Answer in one line.\n')
     const input = ['Plan the release from my notes.', 'first line \\', 'second line', '/projections', '/context', '/nope', 'Where do we stand?', ''].join('\n')
@@ -75,7 +75,7 @@ describe('logbook chat through a pipe', () => {
     expect(turnEnds(events)).toEqual([{ kind: 'completed' }, { kind: 'completed' }, { kind: 'completed' }])
   })
 
-  it('L-134 --resume continues the session, /fork moves the chat into a fork, --fork <id>@<seq> starts in one', async () => {
+  it('L-135 --resume continues the session, /fork moves the chat into a fork, --fork <id>@<seq> starts in one', async () => {
     const cwd = tempDir()
     const first = await logbook(['chat', '--dir', 'store'], { cwd, input: 'Plan the release from my notes.\n' })
     const id = resumedId(first.stdout)
@@ -99,7 +99,7 @@ describe('logbook chat through a pipe', () => {
     expect(await storedEvents(['--dir', 'store'], id, cwd)).toEqual(parent)
   })
 
-  it('L-134 bad arguments: --resume with --fork → exit 2; an unknown session → exit 3, nothing stored', async () => {
+  it('L-135 bad arguments: --resume with --fork → exit 2; an unknown session → exit 3, nothing stored', async () => {
     const cwd = tempDir()
     const both = await logbook(['chat', '--dir', 'store', '--resume', 'a', '--fork', 'b'], { cwd, input: '' })
     expect([both.code, both.stderr]).toEqual([2, 'logbook: --resume and --fork cannot be combined [USAGE]\n'])
@@ -109,7 +109,7 @@ describe('logbook chat through a pipe', () => {
     expect(JSON.parse(list.stdout).items).toEqual([])
   })
 
-  it('L-135 SIGINT while a turn runs cancels it (the turn ends aborted in the log); the chat goes on until EOF', async () => {
+  it('L-136 SIGINT while a turn runs cancels it (the turn ends aborted in the log); the chat goes on until EOF', async () => {
     const cwd = tempDir()
     const chat = startLogbook(['chat', '--dir', 'store'], { cwd, input: 'open' })
     chat.child.stdin!.write('Deploy it to staging.\n')
@@ -135,7 +135,7 @@ describe('logbook chat against an OpenAI-compatible server', () => {
     await server.close()
   })
 
-  it('L-133 --config: the first agents[] entry gives the model; the request carries the logged runtime context; --resume continues', async () => {
+  it('L-134 --config: the first agents[] entry gives the model; the request carries the logged runtime context; --resume continues', async () => {
     const cwd = tempDir()
     const file = join(cwd, 'cordis.yml')
     writeFileSync(file, [
@@ -179,7 +179,7 @@ describe('logbook chat on a terminal (tmux)', () => {
     }
   })
 
-  it('L-136 prompt, \\ continuation, bracketed paste, Ctrl+C cancels the running turn, Ctrl+C at an empty prompt exits with the resume command', async () => {
+  it('L-137 prompt, \\ continuation, bracketed paste, Ctrl+C cancels the running turn, Ctrl+C at an empty prompt exits with the resume command', async () => {
     const cwd = tempDir()
     writeFileSync(join(cwd, 'AGENTS.md'), 'Keep answers short.\n')
     const terminal = Terminal.start([...logbookArgv(), 'chat', '--dir', 'store'], cwd, { NO_COLOR: '1' })

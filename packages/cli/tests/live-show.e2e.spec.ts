@@ -11,7 +11,7 @@ async function until(check: () => Promise<boolean> | boolean, what: string): Pro
 }
 
 describe('reading a session another process is writing', () => {
-  it('L-139 show marks a live writer\'s open turn as running (no closers); after SIGKILL it is open until a resume closes it', async () => {
+  it('L-140 show marks a live writer\'s open turn as running (no closers); after SIGKILL it is open until a resume closes it', async () => {
     const cwd = tempDir()
     const chat = startLogbook(['chat', '--dir', 'store'], { cwd, input: 'open' })
     let stderr = ''

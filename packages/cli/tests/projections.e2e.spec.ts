@@ -18,7 +18,7 @@ describe('logbook show --projections', () => {
     })
   })
 
-  it('L-137 prints every registered projection\'s view of a stored session, read-only; --json is the snapshot', async () => {
+  it('L-138 prints every registered projection\'s view of a stored session, read-only; --json is the snapshot', async () => {
     const before = fingerprint(sessionFile(root, 'p1'))
     const run = await logbook(['show', 'p1', '--projections'], { cwd })
     expect(run.stderr).toBe('')
@@ -35,7 +35,7 @@ describe('logbook show --projections', () => {
     expect(fingerprint(sessionFile(root, 'p1'))).toEqual(before)
   })
 
-  it('L-137 --projections does not combine with --surface or --log; an unknown id is SESSION_NOT_FOUND', async () => {
+  it('L-138 --projections does not combine with --surface or --log; an unknown id is SESSION_NOT_FOUND', async () => {
     const both = await logbook(['show', 'p1', '--projections', '--log'], { cwd })
     expect([both.code, both.stderr]).toEqual([2, 'logbook: --log and --projections cannot be combined [USAGE]\n'])
     const missing = await logbook(['show', 'nope', '--projections'], { cwd })

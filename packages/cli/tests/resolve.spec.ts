@@ -35,7 +35,7 @@ describe('module resolution for cordis.yml entries', () => {
     expect(resolveFrom('@acme/other', app, ['default'])).toBeUndefined()
   })
 
-  it('L-137 a package names itself: an app inside a plugin\'s own folder resolves that plugin through its exports', () => {
+  it('L-138 a package names itself: an app inside a plugin\'s own folder resolves that plugin through its exports', () => {
     const root = tempDir()
     mkdirSync(join(root, 'src'), { recursive: true })
     writeFileSync(join(root, 'package.json'), JSON.stringify({ name: '@acme/histogram', exports: { '.': { source: './src/index.ts', default: './dist/index.js' } } }))

@@ -13,7 +13,7 @@ function record(app: Awaited<ReturnType<typeof boot>>['app']): string[] {
 }
 
 describe('agent control events', () => {
-  it('L-121 agent/created, agent/status with the turn (running, waiting-for-tool, running, idle), agent/disposed after the disposed status', async () => {
+  it('L-122 agent/created, agent/status with the turn (running, waiting-for-tool, running, idle), agent/disposed after the disposed status', async () => {
     const release = deferred()
     const { app } = await boot({
       script: [
@@ -51,7 +51,7 @@ describe('agent control events', () => {
     ])
   })
 
-  it('L-121 turn numbers follow the log: a resumed agent announces the turn after the stored ones; a throwing listener is contained', async () => {
+  it('L-122 turn numbers follow the log: a resumed agent announces the turn after the stored ones; a throwing listener is contained', async () => {
     const first = await boot({ memory: 'control-resume', script: [{ text: 'a', repeat: true }] })
     const old = await first.app.agents.create({ sessionId: 's1', options: OPTIONS })
     await old.send('one')

@@ -26,7 +26,7 @@ function turnEnded(app: Context, agent: AgentHandle, count: number): Promise<voi
 }
 
 describe('input from any client in the process', () => {
-  it('L-129 a user message another plugin appends to an idle agent\'s session starts a turn on it', async () => {
+  it('L-130 a user message another plugin appends to an idle agent\'s session starts a turn on it', async () => {
     const { app } = await boot({ script: [{ match: { lastUserIncludes: 'hello' }, text: 'hi there' }] })
     const other = await client(app)
     const agent = await app.agents.create({ sessionId: 's1', options: OPTIONS })
@@ -44,7 +44,7 @@ describe('input from any client in the process', () => {
     expect(s.deriveMessages().map(m => m.content[0])).toEqual([{ type: 'text', text: 'hello' }, { type: 'text', text: 'hi there' }])
   })
 
-  it('L-130 one given while a turn runs is refused INPUT_QUEUED, logged as input/queued off the surface, and becomes the next turns\' user/messages in order', async () => {
+  it('L-131 one given while a turn runs is refused INPUT_QUEUED, logged as input/queued off the surface, and becomes the next turns\' user/messages in order', async () => {
     const release = deferred()
     const { app } = await boot({
       script: [
@@ -97,7 +97,7 @@ describe('input from any client in the process', () => {
     ])
   })
 
-  it('L-131 runtime-context messages, compaction checkpoints and other source kinds never start a turn; cancel keeps logged input', async () => {
+  it('L-132 runtime-context messages, compaction checkpoints and other source kinds never start a turn; cancel keeps logged input', async () => {
     const { app } = await boot({ script: [{ text: 'ok', repeat: true }] })
     const agent = await app.agents.create({ sessionId: 's1', options: OPTIONS })
     const s = agent.session
@@ -118,7 +118,7 @@ describe('input from any client in the process', () => {
     expect(ofType(s, 'user/message').at(-1)!.data.content).toEqual([{ type: 'text', text: 'kept' }])
   })
 
-  it('L-132 an input/queued appended directly starts a turn when idle; a malformed one → INVALID_INPUT, log unchanged', async () => {
+  it('L-133 an input/queued appended directly starts a turn when idle; a malformed one → INVALID_INPUT, log unchanged', async () => {
     const { app } = await boot({ script: [{ text: 'ok', repeat: true }] })
     const agent = await app.agents.create({ sessionId: 's1', options: OPTIONS })
     const s = agent.session
@@ -137,7 +137,7 @@ describe('input from any client in the process', () => {
     expect(ofType(s, 'user/message')[0]!.sourceEventSeqs).toEqual([queued.seq])
   })
 
-  it('L-132 input still queued when the process stops is not lost: the resumed agent runs it', async () => {
+  it('L-133 input still queued when the process stops is not lost: the resumed agent runs it', async () => {
     const first = await boot({ memory: 'input-resume', script: [{ text: 'ok', repeat: true }] })
     const old = await first.app.agents.create({ sessionId: 's1', options: OPTIONS })
     await old.send('one')

@@ -43,7 +43,7 @@ async function releaseLate(): Promise<SessionHandle> {
 }
 
 describe('abort during resume (02 §4.3 step 2)', () => {
-  it('L-138 the caller\'s signal abandons an open that never returns; the handle that arrives later is closed; the id stays resumable', async () => {
+  it('L-139 the caller\'s signal abandons an open that never returns; the handle that arrives later is closed; the id stays resumable', async () => {
     await stored('hang-caller')
     const { app } = await hanging('hang-caller')
     const controller = new AbortController()
@@ -59,7 +59,7 @@ describe('abort during resume (02 §4.3 step 2)', () => {
     expect((await agent.send('two')).turn).toBe(2)
   })
 
-  it('L-138 disposing the owner fiber abandons the open; the late handle is closed', async () => {
+  it('L-139 disposing the owner fiber abandons the open; the late handle is closed', async () => {
     await stored('hang-owner')
     const { app } = await hanging('hang-owner')
     let resuming!: Promise<unknown>
@@ -79,7 +79,7 @@ describe('abort during resume (02 §4.3 step 2)', () => {
     expect(agent.id).toBe('s1')
   })
 
-  it('L-138 unloading the agent loop abandons the open; the late handle is closed', async () => {
+  it('L-139 unloading the agent loop abandons the open; the late handle is closed', async () => {
     await stored('hang-teardown')
     const { app, agents } = await hanging('hang-teardown')
     const resuming = app.agents.resume({ resumeSessionId: 's1' })

@@ -40,7 +40,7 @@ function requests(app: Context): Message[][] {
 }
 
 describe('the runtime-context message', () => {
-  it('L-124 before the first prompt: a user/message with source runtime-context naming its sections; the request carries exactly the logged text', async () => {
+  it('L-125 before the first prompt: a user/message with source runtime-context naming its sections; the request carries exactly the logged text', async () => {
     const { app } = await boot({ script: [{ text: 'ok', repeat: true }], config: ENABLED })
     const seen = requests(app)
     const agent = await app.agents.create({ sessionId: 's1', meta: { cwd }, options: OPTIONS })
@@ -56,7 +56,7 @@ describe('the runtime-context message', () => {
     expect(retainedRuntimeContext(s)).toEqual({ seq: 1, sections: ['instructions', 'cwd', 'date'], text: defaultText(cwd) })
   })
 
-  it('L-125 unchanged context → nothing more; a changed instruction file or date → one new message before the next request only', async () => {
+  it('L-126 unchanged context → nothing more; a changed instruction file or date → one new message before the next request only', async () => {
     const { app } = await boot({
       script: [
         { match: { lastUserIncludes: 'edit' }, toolCalls: [{ id: 'c1', name: 'edit', arguments: {} }] },
@@ -87,7 +87,7 @@ describe('the runtime-context message', () => {
     expect(contexts(s)).toHaveLength(3)
   })
 
-  it('L-126 a replace by another writer that shadows the retained message (as a compaction does) → the next request injects it again', async () => {
+  it('L-127 a replace by another writer that shadows the retained message (as a compaction does) → the next request injects it again', async () => {
     const { app } = await boot({ script: [{ text: 'ok', repeat: true }], config: ENABLED })
     const agent = await app.agents.create({ sessionId: 's1', meta: { cwd }, options: OPTIONS })
     await agent.send('one')
@@ -105,7 +105,7 @@ describe('the runtime-context message', () => {
     ])
   })
 
-  it('L-126 a runtime-context message another writer appends is what the model saw: an equal rendering appends nothing', async () => {
+  it('L-127 a runtime-context message another writer appends is what the model saw: an equal rendering appends nothing', async () => {
     const { app } = await boot({ script: [{ text: 'ok', repeat: true }], config: ENABLED })
     const agent = await app.agents.create({ sessionId: 's1', meta: { cwd }, options: OPTIONS })
     agent.session.append('user/message', {
@@ -117,7 +117,7 @@ describe('the runtime-context message', () => {
     expect(ofType(agent.session, 'turn/start')).toHaveLength(1)
   })
 
-  it('L-127 resume and fork rebuild the retained context from the log: an unchanged context is not injected again', async () => {
+  it('L-128 resume and fork rebuild the retained context from the log: an unchanged context is not injected again', async () => {
     const first = await boot({ memory: 'context-resume', script: [{ text: 'ok', repeat: true }], config: ENABLED })
     const old = await first.app.agents.create({ sessionId: 's1', meta: { cwd }, options: OPTIONS })
     await old.send('one')
@@ -135,7 +135,7 @@ describe('the runtime-context message', () => {
     expect(contexts(resumed.session)).toHaveLength(1)
   })
 
-  it('L-128 plugin sections render after the built-ins in registration order; config turns sections off; disposal removes one', async () => {
+  it('L-129 plugin sections render after the built-ins in registration order; config turns sections off; disposal removes one', async () => {
     const { app, logs } = await boot({
       script: [{ text: 'ok', repeat: true }],
       config: { runtimeContext: { enabled: true, instructionFiles: ['AGENTS.md'], sections: { instructions: false, date: false, quiet: false } } },
@@ -162,7 +162,7 @@ describe('the runtime-context message', () => {
     expect(contexts(agent.session).at(-1)!.data.source).toEqual({ kind: 'runtime-context', sections: ['cwd'] })
   })
 
-  it('L-128 a bad section name or render → INVALID_CONTEXT_SECTION; a taken or built-in name → CONTEXT_SECTION_TAKEN; disabled → no message', async () => {
+  it('L-129 a bad section name or render → INVALID_CONTEXT_SECTION; a taken or built-in name → CONTEXT_SECTION_TAKEN; disabled → no message', async () => {
     const { app } = await boot({ script: [{ text: 'ok' }] })
     expect(() => app.agents.registerContextSection({ name: 'Bad Name', render: () => '' }))
       .toThrow(expect.objectContaining({ code: 'INVALID_CONTEXT_SECTION', message: 'invalid context section "Bad Name": the name must match ^[a-z][a-z0-9-]{0,63}$' }))

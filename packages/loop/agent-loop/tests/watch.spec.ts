@@ -14,7 +14,7 @@ async function collect(iterator: AsyncIterable<SessionEvent>): Promise<SessionEv
 }
 
 describe('ctx.agents.watch', () => {
-  it('L-122 yields every committed event of the session, the loop\'s and other writers\', in order, and ends at disposal', async () => {
+  it('L-123 yields every committed event of the session, the loop\'s and other writers\', in order, and ends at disposal', async () => {
     const { app } = await boot({ script: [{ text: 'hi', repeat: true }] })
     const agent = await app.agents.create({ sessionId: 's1', options: OPTIONS })
     const before = agent.session.seq
@@ -28,7 +28,7 @@ describe('ctx.agents.watch', () => {
         expect(events.at(-1)!.type).toBe('test/mark')
   })
 
-  it('L-122 fromSeq replays the logged events first, then the live ones, without a gap; return() and an aborted signal end it', async () => {
+  it('L-123 fromSeq replays the logged events first, then the live ones, without a gap; return() and an aborted signal end it', async () => {
     const { app } = await boot({ script: [{ text: 'hi', repeat: true }] })
     const agent = await app.agents.create({ sessionId: 's1', options: OPTIONS })
     await agent.send('one')
@@ -52,7 +52,7 @@ describe('ctx.agents.watch', () => {
     expect(await aborted.next()).toEqual({ done: true, value: undefined })
   })
 
-  it('L-123 the buffer is bounded: a reader more than watchBufferEvents behind gets the held events, then WATCH_OVERFLOW naming where to resume', async () => {
+  it('L-124 the buffer is bounded: a reader more than watchBufferEvents behind gets the held events, then WATCH_OVERFLOW naming where to resume', async () => {
     const { app } = await boot({ script: [], config: { watchBufferEvents: 3 } })
     const session = app.sessions.create('solo' as never)
     const iterator = app.agents.watch('solo')
@@ -65,7 +65,7 @@ describe('ctx.agents.watch', () => {
     expect(await iterator.next()).toEqual({ done: true, value: undefined })
   })
 
-  it('L-122 a session that is not live → SESSION_NOT_LIVE; a bad fromSeq → INVALID_WATCH; unloading the loop ends open watches', async () => {
+  it('L-123 a session that is not live → SESSION_NOT_LIVE; a bad fromSeq → INVALID_WATCH; unloading the loop ends open watches', async () => {
     const { app, agents } = await boot({ script: [] })
     expect(() => app.agents.watch('nope')).toThrow(expect.objectContaining({ code: 'SESSION_NOT_LIVE', message: 'session "nope" is not live in this process' }))
     app.sessions.create('solo' as never)

@@ -11,7 +11,7 @@ function contexts(session: Session): SessionEvent<'user/message'>[] {
 }
 
 describe('compaction and the runtime-context message', () => {
-  it('L-126 a manual compaction that summarises the retained context message → the next turn injects it again, after the checkpoint', async () => {
+  it('L-127 a manual compaction that summarises the retained context message → the next turn injects it again, after the checkpoint', async () => {
     const env = await boot({
       script: [{ match: { purpose: 'compaction' }, text: SUMMARY, repeat: true }, { text: 'ok', repeat: true }],
       loop: ENABLED,
