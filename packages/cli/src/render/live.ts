@@ -1,16 +1,24 @@
 /**
- * Live output of `logbook run` (spec 03 §6.2): model text streamed as its deltas arrive, the other lines of the
- * transcript as their events commit.
+ * Live output of `logbook run` (spec 03 §6.2): the reply's reasoning, text and refusal streamed as their deltas
+ * arrive (`thinking>`, `model>`, `refused>`), the other lines of the transcript as their events commit.
  */
 
 import type { Session, SessionEvent } from '@logbook/session'
 import type { Output } from '../io.ts'
 import { TranscriptRenderer } from './transcript.ts'
 
+/** The transcript label each streamed delta type prints under (the same labels as `show`). */
+const DELTA_LABELS: Readonly<Record<string, string>> = {
+  'reasoning-delta': 'thinking>',
+  'text-delta': 'model>',
+  'refusal-delta': 'refused>',
+}
+
 /** Streams the events of every live session to stdout. */
 export class LiveTranscript {
   private readonly renderers = new Map<string, TranscriptRenderer>()
-  private readonly streaming = new Set<string>()
+  /** Per session, the label of the line being streamed. */
+  private readonly streaming = new Map<string, string>()
   /** `turn/end` reason kinds seen, in order. */
   readonly turnEnds: string[] = []
 
@@ -21,10 +29,14 @@ export class LiveTranscript {
     const key = session.id
     if (event.type === 'assistant/chunk') {
       const { chunk } = event.data
-      if (chunk.type !== 'text-delta' || chunk.text === '') return
-      if (!this.streaming.has(key)) {
-        this.streaming.add(key)
-        this.output.write('model> ')
+      const label = DELTA_LABELS[chunk.type]
+      if (label === undefined || !('text' in chunk) || chunk.text === '') return
+      // A reply streams its parts as they arrive: a new line whenever the kind of delta changes.
+      const current = this.streaming.get(key)
+      if (current !== label) {
+        if (current !== undefined) this.output.write('\n')
+        this.streaming.set(key, label)
+        this.output.write(`${label} `)
       }
       this.output.write(chunk.text)
       return
