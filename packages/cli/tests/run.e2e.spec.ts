@@ -221,6 +221,8 @@ describe('logbook run and show: reasoning, refusals, missing usage and unknown f
       const shown = await logbook(['show', id, '--config', file], { cwd })
       expect(shown.code).toBe(0)
       expect(lines(shown.stdout)).toEqual([...answered, unknown])
+      const surface = await logbook(['show', id, '--surface', '--config', file], { cwd })
+      expect(lines(surface.stdout)).toContain('refused> I cannot help with that.')
       const events = lines((await logbook(['show', id, '--config', file, '--json'], { cwd })).stdout).map(line => JSON.parse(line) as SessionEvent)
       const messages = events.filter(event => event.type === 'assistant/message').map(event => event.data as Record<string, unknown>)
       expect(messages.map(m => [m.usage !== undefined, m.usageMissing, m.rawFinishReason])).toEqual([
