@@ -26,6 +26,7 @@ export { ChunkRowError, CodedError, SessionError, SessionForkError, SessionInvar
 export type { SessionErrorCode, SessionForkErrorCode } from './errors.ts'
 
 export { deepFreeze, isJsonValue, snapshotJsonValue } from './json.ts'
+export { jsonValueProblem, type JsonValueProblem } from './json-problem.ts'
 export {
   assertSessionHeader, isSupportedSessionFormat, isValidSessionId, SESSION_FORMAT_VERSION, SUPPORTED_SESSION_FORMAT_VERSIONS,
 } from './header.ts'
