@@ -36,7 +36,7 @@ describe('logbook export and import', () => {
     expect((await logbook(['verify', 'copy'], { cwd })).code).toBe(0)
   })
 
-  it('L-121 an export whose header is format 1 imports, keeps version 1 and verifies ok', async () => {
+  it('L-122 an export whose header is format 1 imports, keeps version 1 and verifies ok', async () => {
     const file = readFileSync(join(cwd, 'orig.jsonl'), 'utf8')
     writeFileSync(join(cwd, 'v1.jsonl'), file.replace('"version":2', '"version":1'))
     const imported = await logbook(['import', 'v1.jsonl', '--as', 'old'], { cwd })

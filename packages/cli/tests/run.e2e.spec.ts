@@ -189,7 +189,7 @@ describe('logbook run: a turn that does not complete', () => {
 })
 
 describe('logbook run and show: reasoning, refusals, missing usage and unknown finish reasons', () => {
-  it('L-130 run prints thinking> and refused> as they stream, show prints the same; a cut before usage and an unknown finish reason are recorded', async () => {
+  it('L-131 run prints thinking> and refused> as they stream, show prints the same; a cut before usage and an unknown finish reason are recorded', async () => {
     const server = await startFakeOpenAi()
     const cwd = tempDir()
     try {

@@ -15,7 +15,7 @@ async function serve(handler: Handler) {
 }
 
 describe('@logbook/llm-openai finish reasons', () => {
-  it('L-123 an unknown finish_reason ends the attempt as a PROVIDER error that keeps the raw reason', async () => {
+  it('L-124 an unknown finish_reason ends the attempt as a PROVIDER error that keeps the raw reason', async () => {
     const app = await serve(async res => {
       sseHead(res)
       await writeSlowly(res, [data(delta({ content: 'The answer is' })), data(delta({}, 'insufficient_system_resource')), data(usage(5, 3)), 'data: [DONE]\n\n'])
@@ -36,7 +36,7 @@ describe('@logbook/llm-openai finish reasons', () => {
     ])
   })
 
-  it('L-123 every known finish_reason is kept raw beside the mapped reason', async () => {
+  it('L-124 every known finish_reason is kept raw beside the mapped reason', async () => {
     for (const [raw, reason] of [['stop', 'stop'], ['length', 'max-tokens'], ['tool_calls', 'tool-calls'], ['function_call', 'tool-calls']] as const) {
       const app = await serve(res => {
         sseHead(res)
@@ -48,7 +48,7 @@ describe('@logbook/llm-openai finish reasons', () => {
     }
   })
 
-  it('L-124 a connection cut after finish_reason, before the usage chunk, completes the attempt without usage', async () => {
+  it('L-125 a connection cut after finish_reason, before the usage chunk, completes the attempt without usage', async () => {
     const app = await serve(async res => {
       sseHead(res)
       await writeSlowly(res, [data(delta({ content: 'Done.' })), data(delta({}, 'stop'))])

@@ -20,7 +20,7 @@ async function answer(body: string, contentType = 'application/json') {
 }
 
 describe('@logbook/llm-openai 200 responses without events', () => {
-  it('L-126 a JSON error object is a failure with its message and mapped code', async () => {
+  it('L-127 a JSON error object is a failure with its message and mapped code', async () => {
     const chunks = await answer(JSON.stringify({ error: { message: 'Model is overloaded, try later', type: 'server_error', code: 503 } }))
     expect(chunks).toEqual([{
       type: 'finish', reason: 'error',
@@ -30,7 +30,7 @@ describe('@logbook/llm-openai 200 responses without events', () => {
     expect(limited).toEqual([{ type: 'finish', reason: 'error', error: { code: 'RATE_LIMIT', message: 'openai: error in the response body: Rate limit reached' } }])
   })
 
-  it('L-126 a non-streaming chat completion is accepted as the answer: its parts, usage and finish', async () => {
+  it('L-127 a non-streaming chat completion is accepted as the answer: its parts, usage and finish', async () => {
     const completion = {
       id: 'chatcmpl-9', object: 'chat.completion',
       choices: [{
@@ -58,7 +58,7 @@ describe('@logbook/llm-openai 200 responses without events', () => {
     ])
   })
 
-  it('L-126 other JSON, and a body that is neither events nor JSON, are PROTOCOL failures naming the body', async () => {
+  it('L-127 other JSON, and a body that is neither events nor JSON, are PROTOCOL failures naming the body', async () => {
     expect(await answer('{"detail":"not here"}')).toEqual([{
       type: 'finish', reason: 'error',
       error: { code: 'PROTOCOL', message: 'openai: the response body is JSON but neither a chat completion nor an error: {"detail":"not here"}' },

@@ -10,7 +10,7 @@ afterEach(async () => {
 })
 
 describe('@logbook/llm-openai refusals', () => {
-  it('L-125 refusal deltas stream as a refusal block; the reply is not empty', async () => {
+  it('L-126 refusal deltas stream as a refusal block; the reply is not empty', async () => {
     const server = await startServer(async res => {
       sseHead(res)
       await writeSlowly(res, [
@@ -33,7 +33,7 @@ describe('@logbook/llm-openai refusals', () => {
     ])
   })
 
-  it('L-125 a stored refusal goes back as the assistant content text, in order with its text parts', async () => {
+  it('L-126 a stored refusal goes back as the assistant content text, in order with its text parts', async () => {
     const server = await startServer(res => {
       sseHead(res)
       res.end(data(delta({ content: 'ok' }, 'stop')) + 'data: [DONE]\n\n')

@@ -88,7 +88,7 @@ describe('@logbook/llm-openai request', () => {
     expect(received.body).not.toHaveProperty('max_tokens')
   })
 
-  it('L-127 DeepSeek gets reasoning_content on every earlier tool-calling assistant message, empty when it had none', async () => {
+  it('L-128 DeepSeek gets reasoning_content on every earlier tool-calling assistant message, empty when it had none', async () => {
     const body = async (config: Omit<ConfigInput, 'baseUrl'>, provider = config.provider ?? 'openai') => {
       const received = await capture(config, req({ config: { provider, model: 'deepseek-chat' }, messages }))
       await close?.()
@@ -109,7 +109,7 @@ describe('@logbook/llm-openai request', () => {
     expect((received.body as { messages: unknown[] }).messages).toEqual([{ role: 'assistant', content: 'done' }])
   })
 
-  it('L-127 DeepSeek is recognised by a provider name containing "deepseek" or a deepseek.com host', () => {
+  it('L-128 DeepSeek is recognised by a provider name containing "deepseek" or a deepseek.com host', () => {
     const cases: [string, string, boolean][] = [
       ['deepseek', 'http://127.0.0.1:9/v1', true], ['DeepSeek-Reasoner', 'http://127.0.0.1:9/v1', true],
       ['openai', 'https://api.deepseek.com/v1', true], ['openai', 'https://deepseek.com', true],

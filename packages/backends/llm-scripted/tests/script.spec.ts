@@ -36,7 +36,7 @@ describe('script validation', () => {
     expect(invalid(['text'])).toBe('invalid script: entry 0: must be an object')
   })
 
-  it('L-131 tool-call arguments are validated as event data is: one line naming the path, nothing changed or thrown raw', () => {
+  it('L-132 tool-call arguments are validated as event data is: one line naming the path, nothing changed or thrown raw', () => {
     const cycle: Record<string, unknown> = {}
     cycle.loop = cycle
     const cases: [unknown, string][] = [

@@ -14,7 +14,7 @@ const reply: StreamChunk[] = [
 ]
 
 describe('what a step records about its outcome', () => {
-  it('L-128 a completed step without a usage chunk marks usageMissing; the raw finish reason is kept', async () => {
+  it('L-129 a completed step without a usage chunk marks usageMissing; the raw finish reason is kept', async () => {
     const { app } = await boot({ script: [] })
     app.llm.register(fixedModel([...reply, { type: 'finish', reason: 'stop', rawFinishReason: 'stop' }]))
     const agent = await app.agents.create({ sessionId: 's1', options: { provider: 'fixed', model: 'm' } })
@@ -26,7 +26,7 @@ describe('what a step records about its outcome', () => {
     })
   })
 
-  it('L-128 with usage there is no usageMissing; an adapter without a raw reason records none', async () => {
+  it('L-129 with usage there is no usageMissing; an adapter without a raw reason records none', async () => {
     const { app } = await boot({ script: [] })
     const usage = { inputTokens: 3, outputTokens: 1 }
     app.llm.register(fixedModel([...reply, { type: 'usage', usage }, { type: 'finish', reason: 'stop' }]))
@@ -36,7 +36,7 @@ describe('what a step records about its outcome', () => {
     expect(message!.data).toEqual({ turn: 1, step: 1, message: expect.anything(), usage })
   })
 
-  it('L-128 an unknown provider finish reason (an error finish) writes no assistant message and ends the turn error', async () => {
+  it('L-129 an unknown provider finish reason (an error finish) writes no assistant message and ends the turn error', async () => {
     const { app } = await boot({ script: [] })
     const error = { code: 'PROVIDER', message: 'finish_reason "insufficient_system_resource" is unknown' }
     app.llm.register(fixedModel([...reply, { type: 'finish', reason: 'error', error, rawFinishReason: 'insufficient_system_resource' }]))
@@ -47,7 +47,7 @@ describe('what a step records about its outcome', () => {
     expect(finish).toMatchObject({ type: 'finish', rawFinishReason: 'insufficient_system_resource' })
   })
 
-  it('L-129 a configured agent without tools is offered every registered tool and can call one', async () => {
+  it('L-130 a configured agent without tools is offered every registered tool and can call one', async () => {
     const { app } = await boot({
       script: [{ toolCalls: [{ name: 'read', arguments: {} }] }, { text: 'read it' }],
       tools: [tool('read'), tool('write')],

@@ -52,7 +52,7 @@ describe('assembleMessage', () => {
     expect(hasVisibleText(none)).toBe(false)
   })
 
-  it('L-122 a refusal is a part like text: from its block-end when complete, from its deltas when cut off', () => {
+  it('L-123 a refusal is a part like text: from its block-end when complete, from its deltas when cut off', () => {
     const refusal = { type: 'refusal', text: 'I cannot help with that.' } as const
     const complete: StreamChunk[] = [
       { type: 'block-start', index: 0, blockType: 'refusal' },

@@ -97,7 +97,7 @@ describe('execute: bodies', () => {
     })
   })
 
-  it('L-132 parts core would refuse in a tool/result, and unknown result keys, are a TOOL_ERROR outcome naming them, never content', async () => {
+  it('L-133 parts core would refuse in a tool/result, and unknown result keys, are a TOOL_ERROR outcome naming them, never content', async () => {
     const app = await boot()
     const cases: [unknown, string][] = [
       [[{ type: 'text', text: 'a', cache: true }], 'content[0].cache is not allowed'],
