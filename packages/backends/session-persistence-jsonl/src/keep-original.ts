@@ -1,5 +1,5 @@
 /**
- * Copies kept beside a session file before maintenance changes it (02 §4.6): `backup` copies the file before a
+ * Copies kept beside a session file before maintenance changes it (02 §4.7): `backup` copies the file before a
  * repair cuts it; `migrateFile` rewrites a framing-1 file in the current framing through a new file beside it and an
  * atomic rename, keeping the original under another name. Both files stay until the user deletes them; their names
  * (`session.jsonl.<stamp>.<why>`) are ignored by every read path.

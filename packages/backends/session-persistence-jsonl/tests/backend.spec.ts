@@ -289,7 +289,7 @@ describe('list', () => {
     const { file: bad } = await stored('badtail')
     await appendFile(bad, 'garbage\n')
     await stored('newer')
-    await jsonlDamage(root).setHeaderField('newer', 'version', 2)
+    await jsonlDamage(root).setHeaderField('newer', 'version', 3)
     const { file: dup } = await stored('dup')
     const otherDir = join(root, projectKey('/x'), 'dup')
     await rm(otherDir, { recursive: true, force: true })

@@ -1,5 +1,5 @@
 /**
- * Store formats side by side (02 §5 "Lines", §4.6; P-131): a framing-1 file (plain JSON lines, written before
+ * Store formats side by side (02 §5 "Lines", §4.7; P-131): a framing-1 file (plain JSON lines, written before
  * checksums) stays readable and keeps its framing when appended to, until `migrate` rewrites it beside itself; a
  * repair keeps a copy of the file first.
  */

@@ -1,5 +1,5 @@
 /**
- * Maintenance that keeps the original (02 §4.6): a `VACUUM INTO` copy of the whole database beside it before a
+ * Maintenance that keeps the original (02 §4.7): a `VACUUM INTO` copy of the whole database beside it before a
  * repair cuts rows (`…<stamp>.bak`) or a migration changes the schema (`…<stamp>.v1`), and the migration itself —
  * schema version 1 to 2, in place, in one `BEGIN IMMEDIATE` transaction: every session must pass the read checks
  * and be free of live holders, then the `crc` columns are added and filled and `user_version` set to 2. Connections

@@ -1,5 +1,5 @@
 /**
- * The two schema versions (02 §6 "Identity", §4.6; P-132, P-133): version 2 stores a checksum on every header and
+ * The two schema versions (02 §6 "Identity", §4.7; P-132, P-133): version 2 stores a checksum on every header and
  * event row; a version-1 database (no checksums) stays readable and writable the old way until `migrate` changes the
  * whole file, in place and in one transaction, after a `VACUUM INTO` copy of the original.
  */

@@ -43,22 +43,30 @@ async function exists(runtime: LoopRuntime, id: string): Promise<boolean> {
 
 /**
  * Wrap a published session in an agent owned by `owner`'s fiber (its unload disposes the agent) and by the loop
- * (factory teardown disposes it too).
+ * (factory teardown disposes it too); the agent follows its session from here on, `agent/created` announces it, and
+ * input its log still holds queued starts.
  */
 export async function bindAgent(
   runtime: LoopRuntime, owner: Context, session: Session, host: SessionHost, options: AgentOptions,
 ): Promise<Agent> {
   const agent = new Agent({ runtime, session, host, options })
   runtime.agents.add(agent)
+  const unfollow = runtime.follow(session, agent)
   try {
     const release = owner.effect(() => () => agent.dispose(), `agents.agent(${JSON.stringify(session.id)})`)
-    // After dispose() the effect hands back the same settled disposal: its caller has the failure, so this copy of
-    // it is observed here rather than left unhandled.
-    agent.bindOwner(() => void Promise.resolve(release()).catch(() => undefined))
+    agent.bindOwner(() => {
+      unfollow()
+      // After dispose() the effect hands back the same settled disposal: its caller has the failure, so this copy of
+      // it is observed here rather than left unhandled.
+      void Promise.resolve(release()).catch(() => undefined)
+    })
   } catch (error) {
     await agent.dispose()
+    unfollow()
     throw error
   }
+  runtime.emitContained('agent/created', agent)
+  agent.start()
   return agent
 }
 

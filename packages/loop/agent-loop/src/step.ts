@@ -10,6 +10,7 @@ import type {
 } from '@logbook/session'
 import { abortedReason, errorReason, type TurnState } from './reasons.ts'
 import { allowedSchemas, logRequestRecords, requestConfig } from './request.ts'
+import { ensureRuntimeContext } from './runtime-context.ts'
 import { runTools } from './tool-runner.ts'
 import type { RequestErrorDecision, RequestErrorPayload } from './types.ts'
 import { codeOf, messageOf } from './util.ts'
@@ -44,6 +45,8 @@ async function streamAttempt(state: TurnState, step: number): Promise<Attempt & 
   const { tc, turn, signal } = state
   const { session, runtime } = tc
   const options = tc.options
+  // Before every request: a compaction, a prune or a change since the last one may need the context again.
+  if (runtime.config.runtimeContext.enabled) await ensureRuntimeContext(tc, signal)
   const config = requestConfig(options)
   const tools = allowedSchemas(runtime, options)
   logRequestRecords(tc, session, runtime, config, tools)
@@ -57,17 +60,23 @@ async function streamAttempt(state: TurnState, step: number): Promise<Attempt & 
   return { ...attempt, source: { kind: 'model', provider: config.provider, model: config.model } }
 }
 
-/** Item 8: the assistant message citing this attempt's chunks. */
+/**
+ * Item 8: the assistant message citing this attempt's chunks. A completed attempt without a `usage` chunk is marked
+ * `usageMissing`, and the provider's raw finish reason is copied from its `finish` (01 §1.4).
+ */
 function appendMessage(
   state: TurnState, step: number, attempt: Attempt, message: Omit<AssistantMessage, 'id'>, interrupted: boolean,
 ): AssistantMessage {
   const { session } = state.tc
   const full: AssistantMessage = { ...message, id: `assistant-${session.seq}` as MessageId }
   const usage = usageOf(attempt.chunks)
+  const raw = interrupted ? undefined : finishOf(attempt.chunks).rawFinishReason
   const data = {
     turn: state.turn, step, message: full,
     ...(usage === undefined ? {} : { usage }),
     ...(interrupted ? { interrupted: true as const } : {}),
+    ...(usage === undefined && !interrupted ? { usageMissing: true as const } : {}),
+    ...(raw === undefined || raw === '' ? {} : { rawFinishReason: raw }),
   }
   session.append('assistant/message', data, { surfaceOp: 'append', sourceEventSeqs: attempt.seqs })
   return full

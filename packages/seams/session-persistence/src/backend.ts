@@ -178,7 +178,7 @@ export interface CommitResult {
   readonly incarnation?: string
 }
 
-/** What `migrate` did (02 §4.6). */
+/** What `migrate` did (02 §4.7). */
 export interface MigrationResult {
   /** Every session rewritten: the one asked for, or every session of a store whose format is the whole store. */
   readonly sessions: readonly string[]

@@ -1,5 +1,5 @@
 /**
- * Names of the copies durable backends keep beside a stored artifact before maintenance changes it (02 §4.6): the
+ * Names of the copies durable backends keep beside a stored artifact before maintenance changes it (02 §4.7): the
  * artifact's path, a UTC time stamp and why the copy exists — `<path>.<YYYYMMDDTHHMMSSZ>[-n].<why>` — so copies
  * sort by time and never overwrite one another.
  */

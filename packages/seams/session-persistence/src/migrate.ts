@@ -1,5 +1,5 @@
 /**
- * `migrate(id)` (spec 02 §4.6): rewrite a session of the older store format (no checksums) in the current one, under
+ * `migrate(id)` (spec 02 §4.7): rewrite a session of the older store format (no checksums) in the current one, under
  * write ownership like a resume. The log must pass every §4.1 check first (a torn tail is cut as `open(id, 'write')`
  * cuts it), so checksums never vouch for damaged records; the backend keeps the original until the user deletes it.
  */

@@ -1,5 +1,5 @@
 /**
- * `repair(id, { cutAt?, confirm? })` (spec 02 §4.6): the way out of a refused log. Under write ownership (claim and
+ * `repair(id, { cutAt?, confirm? })` (spec 02 §4.7): the way out of a refused log. Under write ownership (claim and
  * lock, like a resume) it finds the first defect, plans a cut there (or at an earlier record boundary `cutAt`),
  * names every record the cut removes and the events they hold, and only with `confirm: 'cut-records'` keeps a
  * backup and cuts.

@@ -8,6 +8,7 @@ import { type Context, Service } from '@deepseek-ai/cordis'
 import type { SessionEvent, SessionHeader } from '@logbook/session'
 import type { LockToken, PersistenceBackend } from './backend.ts'
 import { Coordinator } from './coordinator.ts'
+import { loadSession, type LoadedSession } from './load.ts'
 import { deleteSession } from './delete.ts'
 import type { Host } from './host.ts'
 import { listSessions } from './listing.ts'
@@ -87,6 +88,15 @@ export class SessionPersistence<C extends SessionPersistenceConfig = SessionPers
     return this.run(inspectSession, id, opts)
   }
 
+  /**
+   * A durable, balanced snapshot of `id` for tools outside the loop (02 §4.6): a live session here is flushed and
+   * returned unless a turn is open; one nobody holds is repaired like a resume (closers appended) and released.
+   * @throws `SESSION_BUSY` (open turn here, or another live writer), `SESSION_NOT_FOUND`, `SESSION_CORRUPT`, ….
+   */
+  load(id: string, opts?: OperationOptions): Promise<LoadedSession> {
+    return loadSession(this, this.ctx.get('sessions'), id, opts)
+  }
+
   /** Deep-frozen stored events with `seq >= fromSeq`, torn tail excluded. @throws `INVALID_ARGUMENT`, `SESSION_NOT_FOUND`. */
   readFrom(id: string, fromSeq: number, opts?: OperationOptions): Promise<readonly SessionEvent[]> {
     return this.run(readSessionFrom, id, fromSeq, opts)
@@ -122,7 +132,7 @@ export class SessionPersistence<C extends SessionPersistenceConfig = SessionPers
 
   /**
    * Under write ownership, plan the cut that makes a refused log open again: the first defect, every record from it
-   * (or from `cutAt`) and the events they hold; with `confirm: 'cut-records'` keep a backup, then cut (02 §4.6).
+   * (or from `cutAt`) and the events they hold; with `confirm: 'cut-records'` keep a backup, then cut (02 §4.7).
    * @throws `SESSION_NOT_FOUND`, `SESSION_LOCKED`, `INVALID_ARGUMENT`, `SESSION_CORRUPT` (a damaged header), `STORE_IO`.
    */
   repair(id: string, request?: RepairRequest, opts?: OperationOptions): Promise<RepairResult> {
@@ -131,7 +141,7 @@ export class SessionPersistence<C extends SessionPersistenceConfig = SessionPers
 
   /**
    * Under write ownership, rewrite a session of the older store format with a checksum on every record, keeping the
-   * original until the user deletes it; SQLite migrates the whole database (02 §4.6). `migrated: false` when current.
+   * original until the user deletes it; SQLite migrates the whole database (02 §4.7). `migrated: false` when current.
    * @throws `SESSION_NOT_FOUND`, `SESSION_LOCKED`, `SESSION_CORRUPT`, `SESSION_FORMAT_UNSUPPORTED`, `STORE_IO`.
    */
   migrate(id: string, opts?: OperationOptions): Promise<MigrateResult> {

@@ -132,7 +132,7 @@ export interface SessionInspection {
   readonly tornTail: TornTailReport | null
   /** The open turn's number, or `null`. */
   readonly openTurn: number | null
-  /** `openTurnClosers(events, { kind: 'interrupted' })`. */
+  /** What a resume would append: `openTurnClosers(events, { kind: 'interrupted' })` when `claim` is `none`, else `[]`. */
   readonly closers: readonly SessionEvent[]
   readonly claim: ClaimState
   /**
@@ -156,7 +156,7 @@ export interface DeleteResult {
   readonly location?: string
 }
 
-/** What `repair` is asked (02 §4.6): cut at the first defect, or at the earlier record boundary `cutAt`. */
+/** What `repair` is asked (02 §4.7): cut at the first defect, or at the earlier record boundary `cutAt`. */
 export interface RepairRequest {
   /** Cut here instead: the first seq of a valid record at or before the first defect. */
   readonly cutAt?: number
@@ -176,7 +176,7 @@ export interface RepairRecord {
   readonly problem?: string
 }
 
-/** What `repair` found and did (02 §4.6). */
+/** What `repair` found and did (02 §4.7). */
 export interface RepairResult {
   readonly sessionId: string
   /** The first defect (line, seq, detail), or `null` for a clean log. */
@@ -198,7 +198,7 @@ export interface RepairResult {
   readonly location?: string
 }
 
-/** What `migrate` did (02 §4.6). */
+/** What `migrate` did (02 §4.7). */
 export interface MigrateResult {
   readonly sessionId: string
   /** False when the session was already in the current store format (nothing was written). */

@@ -1,5 +1,5 @@
 /**
- * Repair and migrate (spec 02 §4.6): P-128 (a refused log made to open again: plan, confirmation, backup, cut, an
+ * Repair and migrate (spec 02 §4.7): P-128 (a refused log made to open again: plan, confirmation, backup, cut, an
  * earlier cut point) and P-129 (migrating a session already in the current store format writes nothing).
  */
 

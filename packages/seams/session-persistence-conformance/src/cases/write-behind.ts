@@ -1,7 +1,7 @@
 /** Write-behind of live sessions (spec 02 §2.1, §2.2): P-036–P-041 (P-033–P-035 are [unit]). */
 
 import { expect, it } from 'vitest'
-import type { Session } from '@logbook/session'
+import { SESSION_FORMAT_VERSION, type Session } from '@logbook/session'
 import { useHarness, type Mount } from '../harness.ts'
 import { completeTurn, CWD, header } from '../events.ts'
 import { expectLossless, expectUnchanged, rejects, storedState } from '../expect.ts'
@@ -121,13 +121,15 @@ export function writeBehindCases(options: ConformanceOptions): void {
   it('P-136 a live session whose seed differs from the stored log in an earlier event (same seq, type and time) is not adopted: SESSION_ALREADY_EXISTS; unchanged', async () => {
     const m = await h.mount()
     const stored = completeTurn(0, 1)
-    await m.store('s1', stored)
+    // The header a live session gets, so only the events can differ.
+    const current = { version: SESSION_FORMAT_VERSION }
+    await m.store('s1', stored, current)
     const before = await storedState(m, 's1')
     const seed = stored.map(e => ({ ...e }))
     const message = seed[1]!.data as { content: { type: string; text: string }[] }
     seed[1] = { ...seed[1]!, data: { ...message, content: [{ type: 'text', text: 'a prompt the model never saw' }] } } as never
     const { session, detach } = m.live('s1', { seed, meta: { createdAt: header('s1').createdAt, cwd: CWD } })
-    expect(session.header).toEqual(header('s1'))
+    expect(session.header).toEqual(header('s1', current))
     session.append('turn/start', { turn: 2 })
     await rejects(m.sessions.flush(session), 'SESSION_ALREADY_EXISTS')
     await expectUnchanged(m, 's1', before)
