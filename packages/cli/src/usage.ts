@@ -69,7 +69,7 @@ Resume the session, compact its history into a summary, and release it. Prints w
 "nothing to compact".`,
   'verify': `Usage: logbook verify <id|path> [--json]
 
-Read-only checks (no repair, no lock, safe beside a writer): format, torn tail, corruption, events, surface,
+Read-only checks (no repair, no lock, safe beside a writer): format, checksums, torn tail, corruption, events, surface,
 turn/step/tool relations, tool pairing, compaction brackets, projection checkpoint. A path verifies a
 session.jsonl file, or every session of a SQLite database. Exit 0 ok, 5 repairable, 6 corrupt or unsupported.`,
   'export': `Usage: logbook export <id> --format jsonl|openai-messages [--out <file>]
