@@ -1,5 +1,5 @@
 /**
- * Store formats side by side (02 §5 "Lines", §4.7; P-131): a framing-1 file (plain JSON lines, written before
+ * Store formats side by side (02 §5 "Lines", §4.7; P-148): a framing-1 file (plain JSON lines, written before
  * checksums) stays readable and keeps its framing when appended to, until `migrate` rewrites it beside itself; a
  * repair keeps a copy of the file first.
  */
@@ -45,8 +45,8 @@ async function writeLegacy(id: string, events: readonly SessionEvent[]): Promise
 
 const linesOf = async (file: string): Promise<string[]> => (await readFile(file, 'utf8')).trimEnd().split('\n')
 
-describe('P-131 framing 1 beside framing 2', () => {
-  it('P-131 a framing-1 file reads, lists, and keeps plain lines when appended to; checksums: false', async () => {
+describe('P-148 framing 1 beside framing 2', () => {
+  it('P-148 a framing-1 file reads, lists, and keeps plain lines when appended to; checksums: false', async () => {
     const events = [...turns(1), ...openTurnWithChunks(6, 2, 5)]
     const file = await writeLegacy('old', events)
     const inspection = await app.persistence.inspect('old')
@@ -60,7 +60,7 @@ describe('P-131 framing 1 beside framing 2', () => {
     expect((await app.persistence.inspect('current')).checksums).toBe(true)
   })
 
-  it('P-131 migrate rewrites it with a checksum on every line beside the original, which stays byte for byte; a second migrate writes nothing', async () => {
+  it('P-148 migrate rewrites it with a checksum on every line beside the original, which stays byte for byte; a second migrate writes nothing', async () => {
     const events = [...turns(2), ...openTurnWithChunks(12, 3, 6)]
     const file = await writeLegacy('old', events)
     const before = await readFile(file)
@@ -85,7 +85,7 @@ describe('P-131 framing 1 beside framing 2', () => {
     expect((await linesOf(file)).slice(-2).every(line => /^[0-9a-f]{8} \{/.test(line))).toBe(true)
   })
 
-  it('P-131 migrate cuts a torn tail first, refuses a corrupt file and leaves it alone', async () => {
+  it('P-148 migrate cuts a torn tail first, refuses a corrupt file and leaves it alone', async () => {
     const file = await writeLegacy('torn', turns(1))
     await writeFile(file, `${await readFile(file, 'utf8')}{"type":"turn/st`)
     const done = await app.persistence.migrate('torn')
@@ -99,7 +99,7 @@ describe('P-131 framing 1 beside framing 2', () => {
     expect(await readdir(dirname(bad))).toEqual(['session.jsonl'])
   })
 
-  it('P-128 a confirmed repair keeps a copy of the file beside it before cutting', async () => {
+  it('P-145 a confirmed repair keeps a copy of the file beside it before cutting', async () => {
     await app.persistence.create(hdr('cut')).then(async h => { await h.append(turns(2)); await h.close() })
     await jsonlDamage(root).corruptRecord('cut', 7, 'checksum')
     const file = (await app.persistence.locate('cut'))!

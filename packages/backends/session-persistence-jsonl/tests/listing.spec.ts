@@ -1,4 +1,4 @@
-/** A listing never aborts (02 §5 "List"; P-135): every entry that cannot be read is one problem, the rest is listed. */
+/** A listing never aborts (02 §5 "List"; P-152): every entry that cannot be read is one problem, the rest is listed. */
 import { mkdir, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -28,8 +28,8 @@ async function store(id: string): Promise<string> {
 
 const project = (): string => join(root, projectKey(hdr('x').cwd))
 
-describe('P-135 a listing never aborts', () => {
-  it('P-135 a session.jsonl that is a directory, one that is a symlink loop and a stray file in a project folder are one problem each; the healthy sessions are listed', async () => {
+describe('P-152 a listing never aborts', () => {
+  it('P-152 a session.jsonl that is a directory, one that is a symlink loop and a stray file in a project folder are one problem each; the healthy sessions are listed', async () => {
     await store('healthy')
     await mkdir(join(project(), 'as-dir', 'session.jsonl'), { recursive: true })
     await mkdir(join(project(), 'looped'), { recursive: true })
@@ -50,14 +50,14 @@ describe('P-135 a listing never aborts', () => {
     ])
   })
 
-  it('P-135 a store root replaced by a regular file is STORE_UNSAFE, not an empty listing', async () => {
+  it('P-152 a store root replaced by a regular file is STORE_UNSAFE, not an empty listing', async () => {
     await store('s1')
     await rm(root, { recursive: true })
     await writeFile(root, 'not a directory')
     await expect(app.persistence.list()).rejects.toMatchObject({ code: 'STORE_UNSAFE', message: expect.stringContaining('is not a directory') })
   })
 
-  it('P-135 a problem says "the session file is empty" only for an empty file', async () => {
+  it('P-152 a problem says "the session file is empty" only for an empty file', async () => {
     const empty = await store('empty')
     await truncate(empty, 0)
     const noNewline = await store('no-newline')

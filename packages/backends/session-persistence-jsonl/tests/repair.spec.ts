@@ -108,8 +108,8 @@ describe('P-076 trailing NUL bytes', () => {
   })
 })
 
-describe('P-130 every line carries its checksum', () => {
-  it('P-130 each line is <crc32 of its text as 8 hex> <text>; every single-byte change of any line, header included, is SESSION_CORRUPT naming that line', async () => {
+describe('P-147 every line carries its checksum', () => {
+  it('P-147 each line is <crc32 of its text as 8 hex> <text>; every single-byte change of any line, header included, is SESSION_CORRUPT naming that line', async () => {
     const { file, bytes, lineEnds } = await storeOneBatch('p130', [...turns(1), ...openTurnWithChunks(6, 2, 4)])
     let start = 0
     for (const end of lineEnds) {

@@ -1,5 +1,5 @@
 /**
- * The two schema versions (02 §6 "Identity", §4.7; P-132, P-133): version 2 stores a checksum on every header and
+ * The two schema versions (02 §6 "Identity", §4.7; P-149, P-150): version 2 stores a checksum on every header and
  * event row; a version-1 database (no checksums) stays readable and writable the old way until `migrate` changes the
  * whole file, in place and in one transaction, after a `VACUUM INTO` copy of the original.
  */
@@ -69,8 +69,8 @@ const userVersion = (path: string): number => withDatabase(path, db => db.pragma
 const rowsOf = (path: string): { seq: number; body: string; crc?: number | null }[] =>
   withDatabase(path, db => db.prepare('SELECT * FROM logbook_events ORDER BY session_id, seq').all() as never)
 
-describe('P-132 schema version 2', () => {
-  it('P-132 a new store is user_version 2; every header and event row carries the CRC-32 of its text', async () => {
+describe('P-149 schema version 2', () => {
+  it('P-149 a new store is user_version 2; every header and event row carries the CRC-32 of its text', async () => {
     const path = freshPath()
     const persistence = await mount(path)
     const handle = await persistence.create(header('s1'))
@@ -88,8 +88,8 @@ describe('P-132 schema version 2', () => {
   })
 })
 
-describe('P-133 schema version 1 until migrate', () => {
-  it('P-133 a version-1 database reads and appends without checksums; checksums: false', async () => {
+describe('P-150 schema version 1 until migrate', () => {
+  it('P-150 a version-1 database reads and appends without checksums; checksums: false', async () => {
     const path = freshPath()
     writeV1Store(path, { s1: turn(0) })
     const persistence = await mount(path)
@@ -104,7 +104,7 @@ describe('P-133 schema version 1 until migrate', () => {
     expect((await persistence.readFrom('s1', 0))).toHaveLength(12)
   })
 
-  it('P-133 migrate changes the whole database to version 2 after a VACUUM INTO copy; another connection follows; a second migrate writes nothing', async () => {
+  it('P-150 migrate changes the whole database to version 2 after a VACUUM INTO copy; another connection follows; a second migrate writes nothing', async () => {
     const path = freshPath()
     writeV1Store(path, { s1: turn(0), s2: [...turn(0), ...turn(6, 2)] })
     const persistence = await mount(path)
@@ -126,7 +126,7 @@ describe('P-133 schema version 1 until migrate', () => {
     expect(await persistence.migrate('s1')).toEqual({ sessionId: 's1', migrated: false, sessions: [] })
   })
 
-  it('P-133 migrate is refused while another owner holds a session, or when a session is corrupt; nothing changes, no copy is left', async () => {
+  it('P-150 migrate is refused while another owner holds a session, or when a session is corrupt; nothing changes, no copy is left', async () => {
     const path = freshPath()
     writeV1Store(path, { s1: turn(0), s2: turn(0) })
     const persistence = await mount(path)

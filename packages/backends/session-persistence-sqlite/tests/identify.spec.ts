@@ -1,5 +1,5 @@
 /**
- * A database that is not ours is refused before anything changes it (02 §6 "Identity"; P-134): another application's
+ * A database that is not ours is refused before anything changes it (02 §6 "Identity"; P-151): another application's
  * database in rollback-journal or WAL mode, an empty file, an empty SQLite database — each is `STORE_FOREIGN` with
  * its bytes, its journal mode and its directory exactly as they were.
  */
@@ -45,21 +45,21 @@ async function refusedUntouched(path: string, why: RegExp): Promise<void> {
   expect(readdirSync(dirname(path))).toEqual(names)
 }
 
-describe('P-134 identify first, change nothing', () => {
-  it('P-134 another application\'s database in delete-journal mode: STORE_FOREIGN, still delete-journal, no -wal or -shm, bytes unchanged', async () => {
+describe('P-151 identify first, change nothing', () => {
+  it('P-151 another application\'s database in delete-journal mode: STORE_FOREIGN, still delete-journal, no -wal or -shm, bytes unchanged', async () => {
     const path = freshPath()
     foreignDatabase(path, 'delete')
     await refusedUntouched(path, /not a Logbook store \(application_id 0\)/)
     expect(readFileSync(path)[18]).toBe(1)
   })
 
-  it('P-134 another application\'s database in WAL mode: STORE_FOREIGN without a -wal or -shm left beside it', async () => {
+  it('P-151 another application\'s database in WAL mode: STORE_FOREIGN without a -wal or -shm left beside it', async () => {
     const path = freshPath()
     foreignDatabase(path, 'wal')
     await refusedUntouched(path, /application_id 0/)
   })
 
-  it('P-134 an empty file, a file that is not SQLite and an empty SQLite database are STORE_FOREIGN; none becomes a store', async () => {
+  it('P-151 an empty file, a file that is not SQLite and an empty SQLite database are STORE_FOREIGN; none becomes a store', async () => {
     const empty = freshPath()
     writeFileSync(empty, '', { mode: 0o600 })
     await refusedUntouched(empty, /an empty file/)
@@ -76,7 +76,7 @@ describe('P-134 identify first, change nothing', () => {
     await refusedUntouched(pristine, /application_id 0/)
   })
 
-  it('P-134 a missing file is created whole at the first write; a second backend opens the same store', async () => {
+  it('P-151 a missing file is created whole at the first write; a second backend opens the same store', async () => {
     const path = freshPath()
     const first = await startBackend(path)
     const token = await first.lock('s1', owner(), signal)

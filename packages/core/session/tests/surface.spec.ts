@@ -251,7 +251,7 @@ describe('origins, classes and the surface view', () => {
       'event at seq 0: event "user/message" is a surface type and requires surfaceOp')
   })
 
-  it('S-144 foldSurface refuses a log that is not contiguous from seq 0 (a gap, a repeat, a late start)', () => {
+  it('S-145 foldSurface refuses a log that is not contiguous from seq 0 (a gap, a repeat, a late start)', () => {
     const s = users(3)
     const [e0, e1, e2] = s.events
     expectError(() => foldSurface([e0!, e2!]), SURFACE, 'event at index 1 has seq 2; foldSurface needs a log contiguous from seq 0')

@@ -80,7 +80,7 @@ describe('resume', () => {
     expect(JSON.stringify(await second.app.sessionPersistence.readFrom('s1', 0))).toBe(JSON.stringify(s.events))
   })
 
-  describe('L-154 a stored log that is not a valid session is refused before anything is appended', () => {
+  describe('L-194 a stored log that is not a valid session is refused before anything is appended', () => {
     /** A JSONL store holding `s1` with its last turn open inside a running tool; returns the root and the file. */
     async function crashedInTool(): Promise<{ root: string; file: string }> {
       const root = tempRoot()
@@ -125,7 +125,7 @@ describe('resume', () => {
       }, /request\/header/],
     ]
     for (const [name, type, edit, detail] of cases) {
-      it(`L-154 ${name}: SESSION_CORRUPT naming the record, the file byte for byte unchanged, the id released`, async () => {
+      it(`L-194 ${name}: SESSION_CORRUPT naming the record, the file byte for byte unchanged, the id released`, async () => {
         const { root, file } = await crashedInTool()
         editEvent(file, type, edit)
         const before = readFileSync(file)

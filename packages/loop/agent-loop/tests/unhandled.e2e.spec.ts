@@ -22,14 +22,14 @@ function runChild(mode: 'dup' | 'dir'): { status: number | null; stdout: string;
 }
 
 describe('a failed dispose leaves no unhandled rejection', () => {
-  it('L-153 two apps on one JSONL root create agents on one id: the second dispose rejects SESSION_LOCKED to its caller only; the process exits 0', () => {
+  it('L-193 two apps on one JSONL root create agents on one id: the second dispose rejects SESSION_LOCKED to its caller only; the process exits 0', () => {
     const { status, stdout, stderr } = runChild('dup')
     expect(stderr).not.toMatch(/unhandled|Unhandled/)
     expect(stdout.split('\n').filter(Boolean)).toEqual(['turn: completed', 'dispose: rejected SESSION_LOCKED', 'end'])
     expect(status).toBe(0)
   })
 
-  it('L-153 session.jsonl is a directory: the dispose rejects to its caller only; the process exits 0', () => {
+  it('L-193 session.jsonl is a directory: the dispose rejects to its caller only; the process exits 0', () => {
     const { status, stdout, stderr } = runChild('dir')
     expect(stderr).not.toMatch(/unhandled|Unhandled/)
     const lines = stdout.split('\n').filter(Boolean)

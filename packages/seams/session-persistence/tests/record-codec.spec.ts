@@ -90,7 +90,7 @@ describe('record codec (02 §1.4)', () => {
     expect(decodeAll(split.map(r => r.text))).toEqual(mixed)
   })
 
-  it('P-123 checksums every record: CRC-32 of the UTF-8 text (the same from the text or its bytes), and names a mismatch', () => {
+  it('P-140 checksums every record: CRC-32 of the UTF-8 text (the same from the text or its bytes), and names a mismatch', () => {
     expect(recordChecksum('123456789')).toBe(0xcbf43926)
     expect(recordChecksum(Buffer.from('héllo ✓', 'utf8'))).toBe(recordChecksum('héllo ✓'))
     const records = encodeBatch([...turn(0, 1), ...run(4, 5)], true)

@@ -1,5 +1,5 @@
 /**
- * Corruption (spec 02 §4.1) [dmg]: P-077, P-078, P-080, P-124–P-127 (P-079 is retired: there is no evidence rule any
+ * Corruption (spec 02 §4.1) [dmg]: P-077, P-078, P-080, P-141–P-144 (P-079 is retired: there is no evidence rule any
  * more). Any complete record that fails its checksum or its shape is corruption wherever it is; a refusal never
  * writes.
  */
@@ -85,7 +85,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     expect((await m.persistence.inspect('s2')).events).toHaveLength(12)
   })
 
-  it.skipIf(kind === null)('P-124 a complete defect inside the last open turn, valid records after it and no turn/end, is SESSION_CORRUPT: nothing is cut', async () => {
+  it.skipIf(kind === null)('P-141 a complete defect inside the last open turn, valid records after it and no turn/end, is SESSION_CORRUPT: nothing is cut', async () => {
     const m = await h.mount({ packChunks: false })
     await m.store('s1', [...completeTurn(0, 1), ...streamingStep(6, 2, 4)])
     const length = await h.damage.tearLastRecord('s1', WHOLE)
@@ -94,7 +94,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     expect(await h.damage.tearLastRecord('s1', WHOLE)).toBe(length)
   })
 
-  it.skipIf(kind === null)('P-125 one digit changed under a record\'s checksum (mid-log, or the last record) is SESSION_CORRUPT "checksum mismatch" on every path', async () => {
+  it.skipIf(kind === null)('P-142 one digit changed under a record\'s checksum (mid-log, or the last record) is SESSION_CORRUPT "checksum mismatch" on every path', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurns(2))
     await h.damage.corruptRecord('s1', 2, 'checksum')
@@ -110,7 +110,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     expect((await m.persistence.list()).items.map(i => i.id)).toContain('s3')
   })
 
-  it.skipIf(kind === null || h.caps.tornTail)('P-126 without torn tails, a damaged last record is SESSION_CORRUPT, never cut', async () => {
+  it.skipIf(kind === null || h.caps.tornTail)('P-143 without torn tails, a damaged last record is SESSION_CORRUPT, never cut', async () => {
     const m = await h.mount()
     await m.store('s1', [...completeTurn(0, 1), event('turn/start', 6, { turn: 2 }), userMessage(7)])
     const length = await h.damage.tearLastRecord('s1', WHOLE)
@@ -118,7 +118,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     expectNamed(await refusedEverywhere(m, 's1'), 7, 7)
   })
 
-  it.skipIf(kind === null)('P-127 one digit of the header changed under its checksum is SESSION_CORRUPT on every path, and a listing problem', async () => {
+  it.skipIf(kind === null)('P-144 one digit of the header changed under its checksum is SESSION_CORRUPT on every path, and a listing problem', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     await m.store('s2', completeTurn(0, 1))

@@ -1,6 +1,6 @@
 /**
- * Repair and migrate (spec 02 §4.7): P-128 (a refused log made to open again: plan, confirmation, backup, cut, an
- * earlier cut point) and P-129 (migrating a session already in the current store format writes nothing).
+ * Repair and migrate (spec 02 §4.7): P-145 (a refused log made to open again: plan, confirmation, backup, cut, an
+ * earlier cut point) and P-146 (migrating a session already in the current store format writes nothing).
  */
 
 import { existsSync } from 'node:fs'
@@ -15,7 +15,7 @@ export function repairCases(options: ConformanceOptions): void {
   const h = useHarness(options)
   const noDamage = options.capabilities.damage === null
 
-  it.skipIf(noDamage)('P-128 repair names every record from the first defect and its events, cuts only when confirmed, keeps a backup, and the log opens again', async () => {
+  it.skipIf(noDamage)('P-145 repair names every record from the first defect and its events, cuts only when confirmed, keeps a backup, and the log opens again', async () => {
     const m = await h.mount({ packChunks: true })
     const events = [...completeTurns(2), event('turn/start', 12, { turn: 3 }), ...chunkRun(13, 5, 3, 1)]
     await m.store('s1', events)
@@ -48,7 +48,7 @@ export function repairCases(options: ConformanceOptions): void {
     expect(clean).toMatchObject({ defect: null, cutAt: null, records: [], cut: false })
   })
 
-  it('P-128 repair at an earlier record boundary cuts there; inside a packed record or past the end it is refused; a held id is SESSION_LOCKED', async () => {
+  it('P-145 repair at an earlier record boundary cuts there; inside a packed record or past the end it is refused; a held id is SESSION_LOCKED', async () => {
     const m = await h.mount({ packChunks: true })
     const events = [...completeTurn(0, 1), event('turn/start', 6, { turn: 2 }), ...chunkRun(7, 5, 2, 1)]
     await m.store('s1', events)
@@ -68,7 +68,7 @@ export function repairCases(options: ConformanceOptions): void {
     expect((await m.persistence.inspect('s1')).openTurn).toBeNull()
   })
 
-  it('P-129 migrating a session already in the current store format writes nothing', async () => {
+  it('P-146 migrating a session already in the current store format writes nothing', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     const before = await storedState(m, 's1')

@@ -1,6 +1,6 @@
 /**
  * Torn tails (spec 02 §4.1, §4.2, §4.5) [dmg] on backends whose records can be torn (`tornTail`): P-070–P-072, P-074
- * (P-073, P-076 are [J]; P-075 is retired: a complete defect is corruption, P-124).
+ * (P-073, P-076 are [J]; P-075 is retired: a complete defect is corruption, P-141).
  */
 
 import { expect, it } from 'vitest'

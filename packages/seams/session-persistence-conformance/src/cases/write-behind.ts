@@ -118,7 +118,7 @@ export function writeBehindCases(options: ConformanceOptions): void {
     expect((await m.persistence.inspect('s1')).claim).toBe('none')
   })
 
-  it('P-136 a live session whose seed differs from the stored log in an earlier event (same seq, type and time) is not adopted: SESSION_ALREADY_EXISTS; unchanged', async () => {
+  it('P-153 a live session whose seed differs from the stored log in an earlier event (same seq, type and time) is not adopted: SESSION_ALREADY_EXISTS; unchanged', async () => {
     const m = await h.mount()
     const stored = completeTurn(0, 1)
     // The header a live session gets, so only the events can differ.
