@@ -22,8 +22,13 @@ export type MessageId = types.MessageId
 /** Cast a string to a `CallId` (no check). */
 export const CallId = header.CallId
 export type CallId = types.CallId
-export { ChunkRowError, CodedError, SessionError, SessionForkError, SessionInvariantError } from './errors.ts'
+export {
+  assertNever, ChunkRowError, CodedError, describeValue, messageOf, printValue, SessionError, SessionForkError,
+  SessionInvariantError,
+} from './errors.ts'
 export type { SessionErrorCode, SessionForkErrorCode } from './errors.ts'
+export { emitContained, warnFailures } from './contain.ts'
+export type { DeliveryFailure, FailureSink } from './contain.ts'
 
 export { deepFreeze, isJsonValue, snapshotJsonValue } from './json.ts'
 export { assertSessionHeader, isValidSessionId, SESSION_FORMAT_VERSION } from './header.ts'

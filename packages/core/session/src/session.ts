@@ -9,7 +9,7 @@ import { printValue, SessionError } from './errors.ts'
 import { eventsView } from './events-view.ts'
 import { NOT_JSON, snapshotFrozen } from './json.ts'
 import type { LogIndex } from './log-index.ts'
-import { callContained, type Listener, type Warner } from './notify.ts'
+import { callContained, type FailureSink, type Listener } from './contain.ts'
 import { payloadProblem } from './payload.ts'
 import {
   buildCreated, buildRestored, buildShared, type BuiltSession, type ForkPrefix, nextEventTime, type SharedSessionInit,
@@ -25,7 +25,11 @@ import { assertEventTypeName, isSurfaceType, unknownEventTypeError } from './voc
 export type SessionEventCheck = (session: Session, event: SessionEvent) => void | (() => void)
 
 /** @internal What an entered session needs from its store; implemented in `store-core.ts`. */
-export interface SessionHub extends Warner {
+export interface SessionHub {
+  /** Log one line at warn level (the store's `ctx.logger('sessions')`). */
+  warn(text: string): void
+  /** Where a `session/event` listener's failure is logged. */
+  readonly failures: FailureSink
   isKnownEventType(type: string): boolean
   /** The checks in registration order (a snapshot: registering during an append does not affect it). */
   checks(): readonly SessionEventCheck[]
@@ -192,7 +196,10 @@ export class Session {
           }
         }
       }
-      for (let i = 0; i < listeners.length; i++) callContained(hub, 'session/event', listeners[i]!, this, candidate)
+      if (listeners.length > 0) {
+        const args = [this, candidate]
+        for (let i = 0; i < listeners.length; i++) callContained(hub.failures, 'session/event', listeners[i]!, this, args)
+      }
     } finally {
       link.appending = false
       if (link.detachRequested) link.hub.settle(link)

@@ -5,15 +5,13 @@
  */
 
 import { randomUUID } from 'node:crypto'
-import { type Context, type EventsService, symbols } from '@deepseek-ai/cordis'
+import type { Context } from '@deepseek-ai/cordis'
+import { containRejection, emitContained, type FailureSink, type Listener } from './contain.ts'
+import type { StoreEvents } from './cordis-fast-path.ts'
 import { printValue, SessionError } from './errors.ts'
-import { originalListener } from './listeners.ts'
-import { callContained, type Listener, logRejection } from './notify.ts'
 import type { Session, SessionEventCheck, SessionHub, SessionLink } from './session.ts'
 import type { SessionEvent, SessionId } from './types.ts'
 import { isCoreEventType, unknownEventTypeError } from './vocabulary.ts'
-
-const NO_LISTENERS: readonly Listener[] = Object.freeze([])
 
 /** One entered session: its link, plus the fields only the store reads. */
 interface Entry extends SessionLink {
@@ -31,19 +29,15 @@ export class StoreCore implements SessionHub {
   readonly entries = new Map<string, Entry>()
   private checkList: readonly SessionEventCheck[] = []
   private readonly registered = new Map<string, number>()
-  private readonly events: EventsService
-  /** The hook callbacks `eventListeners` was built from, to tell when Cordis's hook list changed. */
-  private eventHooks: readonly Listener[] = NO_LISTENERS
-  private eventListeners: readonly Listener[] = NO_LISTENERS
   private readonly logger: { warn(format: string, ...args: unknown[]): void }
+  /** Logs a contained listener failure as `session "<id>": <event> <failure>: <error>` (01 §3.1 step 11, §6.4). */
+  readonly failures: FailureSink = (event, failure, error, session) => {
+    this.warn(`session "${(session as Session).id}": ${event} ${failure}: ${printValue(error)}`)
+  }
   /** The last core type looked up (core types never stop being known): a run of them skips the set lookup. */
   private lastCoreType = 'turn/start'
 
-  constructor(ctx: Context) {
-    const events = ctx.root.events
-    // The unwrapped bus (Cordis hands out a tracing proxy, which answers `symbols.original` with its target):
-    // dispatch resolves listeners exactly as Cordis does, without a tracing proxy per append.
-    this.events = (events as EventsService & { readonly [key: symbol]: EventsService | undefined })[symbols.original] ?? events
+  constructor(ctx: Context, private readonly events: StoreEvents) {
     this.logger = ctx.logger('sessions')
   }
 
@@ -60,32 +54,9 @@ export class StoreCore implements SessionHub {
     return this.checkList
   }
 
-  /**
-   * Cordis dispatch, with a cheap path for the append hot loop: while nothing listens to `internal/dispatch`,
-   * dispatch would only return every `session/event` hook (a session carries no context filter), so the listeners
-   * are taken straight from the hook list, cached until that list changes, each as its original callback when
-   * `listeners.ts` knows it (the same call without Cordis's tracing proxy). Callers invoke them with `this = session`.
-   */
+  /** The `session/event` listeners for one append (see `cordis-fast-path.ts`); called with `this = session`. */
   resolveEventListeners(session: Session, event: SessionEvent): readonly Listener[] {
-    const hooks = this.events._hooks
-    const observers = hooks['internal/dispatch']
-    if (observers !== undefined && observers.length > 0) {
-      return this.events.dispatch('emit', [session, 'session/event', session, event])
-    }
-    const list = hooks['session/event']
-    if (list === undefined || list.length === 0) return NO_LISTENERS
-    const seen = this.eventHooks
-    let same = seen.length === list.length
-    for (let i = 0; same && i < list.length; i++) same = seen[i] === list[i]!.callback
-    if (same) return this.eventListeners
-    const callbacks: Listener[] = []
-    const listeners: Listener[] = []
-    for (const hook of list) {
-      callbacks.push(hook.callback)
-      listeners.push(originalListener(hook.callback))
-    }
-    this.eventHooks = callbacks
-    return this.eventListeners = Object.freeze(listeners)
+    return this.events.sessionEventListeners(session, event)
   }
 
   warn(text: string): void {
@@ -171,8 +142,8 @@ export class StoreCore implements SessionHub {
     entry.announcing = true
     try {
       // A synchronous throw stops the loop and propagates (after the deferred detach); a rejection is logged.
-      for (const listener of this.events.dispatch('emit', [session, 'session/created', session])) {
-        logRejection(this, session, 'session/created', listener(session))
+      for (const listener of this.events.bus.dispatch('emit', [session, 'session/created', session]) as Listener[]) {
+        containRejection(this.failures, 'session/created', listener(session), session)
       }
     } finally {
       entry.announcing = false
@@ -198,19 +169,12 @@ export class StoreCore implements SessionHub {
   }
 
   private emitDisposed(session: Session): void {
-    let listeners: Listener[]
-    try {
-      listeners = this.events.dispatch('emit', [session, 'session/disposed', session])
-    } catch (error) {
-      this.warn(`session "${session.id}": session/disposed dispatch failed: ${printValue(error)}`)
-      return
-    }
-    for (const listener of listeners) callContained(this, 'session/disposed', listener, session)
+    emitContained(this.events.bus, this.failures, 'session/disposed', [session], session)
   }
 
   async flush(session: Session): Promise<boolean> {
     if (this.liveEntry(session) === undefined) throw notLive(session.id)
-    const listeners = this.events.dispatch('emit', [session, 'session/flush', session])
+    const listeners = this.events.bus.dispatch('emit', [session, 'session/flush', session]) as Listener[]
     const failures: { error: unknown }[] = []
     const runs = listeners.map((listener, index) => {
       try {

@@ -8,7 +8,7 @@
 import { type Context, Service } from '@deepseek-ai/cordis'
 import { forkLive } from './fork.ts'
 import { assertSessionId } from './header.ts'
-import { trackListenerOriginals } from './listeners.ts'
+import { type StoreEvents, storeEvents } from './cordis-fast-path.ts'
 import { headerFromMeta } from './seed.ts'
 import { Session, type SessionEventCheck } from './session.ts'
 import { StoreCore } from './store-core.ts'
@@ -43,8 +43,15 @@ export default class SessionStore extends Service {
 
   constructor(ctx: Context) {
     super(ctx, 'sessions')
-    const core = this.core = new StoreCore(ctx)
-    ctx.effect(() => trackListenerOriginals(ctx), 'sessions.listeners')
+    let events!: StoreEvents
+    ctx.effect(() => {
+      events = storeEvents(ctx)
+      return () => events.dispose()
+    }, 'sessions.listeners')
+    const core = this.core = new StoreCore(ctx, events)
+    if (events.fallback !== undefined) {
+      ctx.logger('sessions').debug('session/event listeners resolve through ctx.events.dispatch: %s', events.fallback)
+    }
     ctx.effect(() => () => core.detachAll(), 'sessions.detachAll')
   }
 

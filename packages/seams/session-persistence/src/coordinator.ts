@@ -4,7 +4,9 @@
  * operations.ts and admin.ts; this file is the state and the plumbing they share.
  */
 import type { Context } from '@deepseek-ai/cordis'
-import { isValidSessionId, type Session, type SessionEvent, type SessionHeader } from '@logbook/session'
+import {
+  emitContained, isValidSessionId, type Session, type SessionEvent, type SessionHeader, warnFailures,
+} from '@logbook/session'
 import type { LockToken, PersistenceBackend } from './backend.ts'
 import { type Claim, ClaimTable } from './claims.ts'
 import { SessionPersistenceError } from './errors.ts'
@@ -31,8 +33,6 @@ import type {
 } from './types.ts'
 import { about, describe, invalidArgument, NEVER_ABORTED, signalOf, throwIfAborted } from './util.ts'
 
-type Listener = (...args: unknown[]) => unknown
-
 /** The coordinator of one plugin instance; every public method of `SessionPersistence` lands here. */
 export class Coordinator implements WriterHost {
   readonly backend: PersistenceBackend<unknown, LockToken>
@@ -50,6 +50,8 @@ export class Coordinator implements WriterHost {
   disposal: Promise<void> | undefined
   private readonly queues = new Map<string, Promise<void>>()
   private readonly inflight = new Set<Promise<unknown>>()
+  /** Logs a diagnostic listener's failure as `<event> listener threw: <error>` (02 §1.8). */
+  private readonly failures = warnFailures(text => this.logger.warn(text), describe)
 
   constructor(private readonly ctx: Context, config: SessionPersistenceConfig, backend: PersistenceBackend<unknown, LockToken>) {
     this.backend = backend
@@ -86,24 +88,7 @@ export class Coordinator implements WriterHost {
 
   /** Emit a diagnostic event, containing each listener's failure (02 §1.8). */
   emit(name: string, payload: unknown): void {
-    const args: unknown[] = [name, payload]
-    let callbacks: Listener[]
-    try {
-      callbacks = (this.ctx.events.dispatch('emit', args) as Listener[])
-    } catch (error) {
-      this.logger.warn(`${name} dispatch failed: ${describe(error)}`)
-      return
-    }
-    for (const callback of callbacks) {
-      try {
-        const result = callback(...args) as { then?: unknown } | undefined
-        if (typeof result?.then === 'function') {
-          ;(result as Promise<unknown>).then(undefined, (error: unknown) => this.logger.warn(`${name} listener rejected: ${describe(error)}`))
-        }
-      } catch (error) {
-        this.logger.warn(`${name} listener threw: ${describe(error)}`)
-      }
-    }
+    emitContained(this.ctx.events, this.failures, name, [payload])
   }
 
   committed(event: PersistenceCommittedEvent): void {

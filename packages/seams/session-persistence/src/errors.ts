@@ -5,6 +5,8 @@
  * STABLE INTERFACE — helpers J, Q and PC code against this file. Changes are additive and marked `CHANGED:`.
  */
 
+import { CodedError } from '@logbook/session'
+
 /** Every code a `SessionPersistenceError` can carry (02 §1.7). `PERSISTENCE_NOT_CONFIGURED` belongs to chapter 03. */
 export type SessionPersistenceErrorCode =
   | 'SESSION_NOT_FOUND'
@@ -45,19 +47,16 @@ export interface SessionPersistenceErrorOptions {
 }
 
 /** A documented persistence failure: `code` is from the closed union, `message` is one line. */
-export class SessionPersistenceError extends Error {
-  declare readonly code: SessionPersistenceErrorCode
+export class SessionPersistenceError extends CodedError<SessionPersistenceErrorCode> {
   readonly sessionId?: string
   readonly location?: string
   readonly details?: Readonly<Record<string, unknown>>
 
   constructor(code: SessionPersistenceErrorCode, message: string, options: SessionPersistenceErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
-    Object.defineProperty(this, 'code', { value: code, enumerable: true, writable: false })
+    super(code, message, options.cause === undefined ? undefined : { cause: options.cause })
     if (options.sessionId !== undefined) this.sessionId = options.sessionId
     if (options.location !== undefined) this.location = options.location
     if (options.details !== undefined) this.details = options.details
-    this.name = new.target.name
   }
 }
 
