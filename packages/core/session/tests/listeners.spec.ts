@@ -1,6 +1,7 @@
 /** Direct `session/event` listener calls (`listeners.ts`): same calls, same lifetimes, minus Cordis's tracing proxy. */
 
-import { Context, Logger, symbols, type Exporter } from '@deepseek-ai/cordis'
+import { Context, symbols } from '@deepseek-ai/cordis'
+import { captureLogs } from '@logbook/test-kit'
 import { describe, expect, it } from 'vitest'
 import SessionStore, { type Session, type SessionEvent } from '../src/index.ts'
 import { originalListener } from '../src/cordis-fast-path.ts'
@@ -86,9 +87,7 @@ async function publicDispatchApp(): Promise<{ app: Context; s: Session; logs: st
     value: function (this: unknown, callback: Callback) { return inherited.call(this, callback) },
     writable: true, enumerable: false, configurable: true,
   })
-  const logs: string[] = []
-  const exporter: Exporter = { colors: false, levels: { default: 3 }, export: message => logs.push(Logger.format(exporter, message)) }
-  app.logger.exporter(exporter)
+  const { lines: logs } = captureLogs(app)
   await app.plugin(SessionStore)
   app.sessions.registerEventType('plugin/x')
   return { app, logs, s: app.sessions.create(sid('s')) }
