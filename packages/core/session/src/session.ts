@@ -280,11 +280,6 @@ export class Session {
     return this.index.firstUnknownRequired(this.firstLiveSeq, isKnown)
   }
 
-  /** @internal The first `end` stored events as a plain array (the same frozen objects), e.g. for bulk reads. */
-  sharedPrefix(end: number): SessionEvent[] {
-    return this.log.slice(0, end)
-  }
-
   /**
    * @internal What a live fork at `b` (a seq of this log) takes over: one slice of the log, the surface after `b` when
    * no replace happened (else the child folds), and the log index up to `b`; no walk of the events.

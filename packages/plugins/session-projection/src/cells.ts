@@ -74,8 +74,8 @@ const BULK_READ_SHARE = 64
 
 /** The log for reading seqs `from` to `end − 1`: a plain copy of its first `end` events for a long catch-up. */
 function readLog(session: Session, from: number, end: number): readonly SessionEvent[] {
-  // `sharedPrefix` is the session's internal bulk read (the one its live fork uses): the same frozen events, in order.
-  return (end - from) * BULK_READ_SHARE >= end ? session.sharedPrefix(end) : session.events
+  // The view's `slice` copies from the backing log in one native step: the same frozen events, in order.
+  return (end - from) * BULK_READ_SHARE >= end ? session.events.slice(0, end) : session.events
 }
 
 /**
