@@ -1,7 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { parseRetryAfter } from '../src/index.ts'
+import { parseRetryAfter } from '../src/failures.ts'
 import { boot, req } from './helpers.ts'
 import { drain } from '@logbook/test-kit'
 import { startServer } from './server.ts'

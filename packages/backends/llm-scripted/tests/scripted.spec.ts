@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type { StreamChunk } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
 import { defaultTokenEstimator } from '@logbook/llm'
-import { scriptedCallId } from '../src/index.ts'
+import { scriptedCallId } from '../src/reply.ts'
 import { assistantCall, boot, req, textOf, toolResult, user } from './helpers.ts'
 import { drain } from '@logbook/test-kit'
 

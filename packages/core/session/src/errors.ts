@@ -86,6 +86,14 @@ export function printValue(value: unknown): string {
   }
 }
 
+const CODE = /^[A-Z][A-Z0-9_]*$/
+
+/** The `code` a thrown value carries when it is an UPPER_SNAKE string (every Logbook error's), else `undefined`. */
+export function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null | undefined)?.code
+  return typeof code === 'string' && CODE.test(code) ? code : undefined
+}
+
 /** The message of a thrown value: its `message` when that is a string (any `Error`), else `printValue(error)`. */
 export function messageOf(error: unknown): string {
   const message = (error as { message?: unknown } | null | undefined)?.message

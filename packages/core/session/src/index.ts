@@ -23,11 +23,11 @@ export type MessageId = types.MessageId
 export const CallId = header.CallId
 export type CallId = types.CallId
 export {
-  assertNever, ChunkRowError, CodedError, describeValue, messageOf, printValue, SessionError, SessionForkError,
+  assertNever, ChunkRowError, codeOf, CodedError, describeValue, messageOf, printValue, SessionError, SessionForkError,
   SessionInvariantError,
 } from './errors.ts'
 export type { SessionErrorCode, SessionForkErrorCode } from './errors.ts'
-export { emitContained, warnFailures } from './contain.ts'
+export { emitContained, isThenable, warnFailures } from './contain.ts'
 export type { DeliveryFailure, FailureSink } from './contain.ts'
 
 export { deepFreeze, isJsonValue, snapshotJsonValue } from './json.ts'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
-  ChunkRowError, CodedError, describeValue, messageOf, SessionError, SessionForkError, SessionInvariantError,
+  ChunkRowError, codeOf, CodedError, describeValue, messageOf, SessionError, SessionForkError, SessionInvariantError,
 } from '../src/errors.ts'
 
 type DemoCode = 'ONE' | 'TWO'
@@ -70,6 +70,12 @@ describe('the text of thrown values', () => {
     expect(messageOf(42)).toBe('42')
     expect(messageOf(undefined)).toBe('undefined')
     expect(messageOf(hostile)).toBe('[object Object]')
+  })
+
+  it('codeOf: an UPPER_SNAKE string code only', () => {
+    expect(codeOf(new SessionError('NOT_JSON', 'x'))).toBe('NOT_JSON')
+    expect(codeOf({ code: 'STORE_IO' })).toBe('STORE_IO')
+    expect([codeOf({ code: 'enoent' }), codeOf({ code: 7 }), codeOf(null), codeOf(undefined), codeOf('CODE')]).toEqual([undefined, undefined, undefined, undefined, undefined])
   })
 
   it('describeValue: strings JSON-quoted, errors as their message, else the value as text, never throwing', () => {

@@ -37,8 +37,6 @@ export default AgentsService
 
 export { AgentsService }
 export { AgentError, type AgentErrorCode } from './errors.ts'
-export { AgentLoopConfigSchema } from './config.ts'
-export { resolveOptions, validateOptions } from './options.ts'
 export type {
   AgentCancelKind,
   AgentHandle,

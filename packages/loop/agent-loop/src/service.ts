@@ -5,6 +5,7 @@
 
 import { randomUUID } from 'node:crypto'
 import { type Context, Service } from '@deepseek-ai/cordis'
+import { messageOf } from '@logbook/session'
 import { Agent } from './agent.ts'
 import { AgentLoopConfigSchema } from './config.ts'
 import { createAgent, forkAgent } from './lifecycle.ts'
@@ -13,7 +14,6 @@ import { LoopRuntime } from './runtime.ts'
 import type {
   AgentHandle, AgentLoopConfig, AgentOptions, ConfiguredAgent, CreateAgentInput, ForkAgentInput, ResumeAgentInput,
 } from './types.ts'
-import { messageOf } from './util.ts'
 
 function entryOptions(entry: ConfiguredAgent): AgentOptions {
   return {

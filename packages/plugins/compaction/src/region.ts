@@ -5,11 +5,11 @@
 
 import { randomUUID } from 'node:crypto'
 import type { TokenEstimator } from '@logbook/llm'
-import { deriveEventMessage, type Message, type Session, type SessionEvent, type ToolSchema } from '@logbook/session'
+import { deriveEventMessage, type Message, messageOf, type Session, type SessionEvent, type ToolSchema } from '@logbook/session'
 import { balanceView } from './balance.ts'
 import { checkpointMessage } from './checkpoint.ts'
 import { entryState } from './entry-state.ts'
-import { CompactionError, isCompactionError, messageOf, noOpenTurnError } from './errors.ts'
+import { CompactionError, isCompactionError, noOpenTurnError } from './errors.ts'
 import { logOf } from './log.ts'
 import { nodePrice, pricesFor } from './measure.ts'
 import type { CompactionResult, CompactionSummaryData, RegionOptions, SummarizeOutput } from './types.ts'

@@ -2,7 +2,8 @@ import { Context } from '@deepseek-ai/cordis'
 import SessionStore, { MessageId, type Session, SessionId, SessionInvariantError } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
 import * as Compaction from '../src/index.ts'
-import { checkpointMessage } from '../src/index.ts'
+import { checkpointMessage } from '../src/checkpoint.ts'
+import { COMPACTION_EVENT_TYPES } from '../src/events.ts'
 import * as CompactionInvariant from '../src/invariant.ts'
 import { boot, LogBuilder } from './helpers.ts'
 
@@ -103,7 +104,7 @@ describe('@logbook/compaction/invariant', () => {
     await app.plugin(SessionStore)
     expect(app.sessions.isKnownEventType('compaction/start')).toBe(false)
     const fiber = await app.plugin(Compaction)
-    for (const type of Compaction.COMPACTION_EVENT_TYPES) expect(app.sessions.isKnownEventType(type)).toBe(true)
+    for (const type of COMPACTION_EVENT_TYPES) expect(app.sessions.isKnownEventType(type)).toBe(true)
     await fiber.dispose()
     expect(app.sessions.isKnownEventType('compaction/prune')).toBe(false)
   })

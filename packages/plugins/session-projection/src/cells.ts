@@ -2,9 +2,8 @@
  * Cells (03 §1.3 rules 2, 3, 8): one per (unit, session), weakly held by the unit, so a dropped session or a
  * disposed unit takes its cells with it. Catch-up applies every event above the watermark exactly once, in order.
  */
-import type { Session, SessionEvent } from '@logbook/session'
+import { messageOf, type Session, type SessionEvent } from '@logbook/session'
 import { applyEvent, initState, type Unit } from './definition.ts'
-import { errorMessage } from './errors.ts'
 import type { ProjectionFault } from './types.ts'
 
 /** The fold of one unit over one session. */
@@ -30,7 +29,7 @@ export interface Registration {
 export type Warn = (text: string) => void
 
 function faultCell(cell: Cell, unit: Unit, session: Session, seq: number, error: unknown, warn: Warn): void {
-  const message = errorMessage(error)
+  const message = messageOf(error)
   cell.fault = Object.freeze({ seq, phase: 'apply', message })
   cell.state = undefined
   warn(`projection ${unit.key} failed at seq ${seq} of session ${session.id}: ${message}`)

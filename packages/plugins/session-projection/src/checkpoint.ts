@@ -3,9 +3,8 @@
  * each `turn/end` and after every `everyEvents` state-changing events, flushes the log first (so a checkpoint is
  * never ahead of it) and keeps at most one write per session in flight.
  */
-import { isJsonValue, type Session, type SessionEvent } from '@logbook/session'
+import { isJsonValue, messageOf, type Session, type SessionEvent } from '@logbook/session'
 import type { Warn } from './cells.ts'
-import { errorMessage } from './errors.ts'
 import type { ProjectionRegistry } from './registry.ts'
 import type { ProjectionCheckpointData, ProjectionCheckpointRow } from './types.ts'
 
@@ -104,7 +103,7 @@ export class CheckpointWriter {
           this.host.written(cp)
         } catch (error) {
           if (this.host.isLive(session)) {
-            this.host.warn(`projection checkpoint of session ${session.id} at seq ${cp.seq} failed: ${errorMessage(error)}`)
+            this.host.warn(`projection checkpoint of session ${session.id} at seq ${cp.seq} failed: ${messageOf(error)}`)
           }
         }
       } while (track.again)
