@@ -4,12 +4,12 @@
  */
 
 import * as header from './header.ts'
-import SessionStore from './store.ts'
+import SessionStore from './session-store.ts'
 import type * as types from './types.ts'
 
 export default SessionStore
 export { SessionStore }
-export type { SessionEventCheck } from './store.ts'
+export type { SessionEventCheck } from './session-store.ts'
 
 export * from './types.ts'
 // The id casts share their names with the branded types (01 §1.1): one value and one type per name.

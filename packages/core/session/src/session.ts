@@ -24,7 +24,7 @@ import { assertEventTypeName, isSurfaceType, unknownEventTypeError } from './voc
 /** A pre-commit check (§3.4): throw to veto; return a callback to run once the event commits. */
 export type SessionEventCheck = (session: Session, event: SessionEvent) => void | (() => void)
 
-/** @internal What an entered session needs from its store; implemented in `store-core.ts`. */
+/** @internal What an entered session needs from its store; implemented in `hub.ts`. */
 export interface SessionHub {
   /** Log one line at warn level (the store's `ctx.logger('sessions')`). */
   warn(text: string): void

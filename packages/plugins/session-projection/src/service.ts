@@ -6,7 +6,7 @@
 import { type Context, Service } from '@deepseek-ai/cordis'
 import { emitContained, type Session, type SessionEvent, warnFailures } from '@logbook/session'
 import type {} from '@logbook/session-persistence'
-import { captureCheckpoint, CheckpointWriter } from './checkpoint.ts'
+import { captureSavedState, SavedStateWriter } from './saved-state.ts'
 import { coldSnapshot } from './cold.ts'
 import { SessionProjectionConfigSchema } from './config.ts'
 import { toUnit } from './definition.ts'
@@ -60,8 +60,8 @@ export class SessionProjections extends Service {
       if (enabled) ctx.effect(() => registry.add(toUnit(def)), `sessionProjections.register(${def.key})`)
     }
     const isLive = (session: Session): boolean => sessions.get(session.id) === session
-    const writer = !config.checkpoint.enabled ? undefined : new CheckpointWriter({
-      capture: session => captureCheckpoint(registry, session, warn),
+    const writer = !config.checkpoint.enabled ? undefined : new SavedStateWriter({
+      capture: session => captureSavedState(registry, session, warn),
       persistence: () => ctx.get('sessionPersistence'),
       isLive,
       flush: session => sessions.flush(session),
@@ -135,6 +135,6 @@ export class SessionProjections extends Service {
    */
   checkpoint(session: Session): ProjectionCheckpointData | undefined {
     const { registry, warn } = this.core
-    return captureCheckpoint(registry, session, warn)
+    return captureSavedState(registry, session, warn)
   }
 }
