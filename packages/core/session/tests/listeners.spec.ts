@@ -1,4 +1,4 @@
-/** Direct `session/event` listener calls (`listeners.ts`): same calls, same lifetimes, minus Cordis's tracing proxy. */
+/** Direct `session/event` listener calls (`cordis-fast-path.ts`): same calls, same lifetimes, minus Cordis's tracing proxy. */
 
 import { Context, symbols } from '@deepseek-ai/cordis'
 import { captureLogs } from '@logbook/test-kit'
