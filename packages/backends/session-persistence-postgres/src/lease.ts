@@ -50,6 +50,12 @@ export async function takeLease(store: PgStore, sessionId: string, owner: LockOw
   const lease = randomUUID()
   const values = [owner.ownerId, owner.pid, owner.host, owner.processStart, owner.acquiredAt, lease]
   for (let round = 0; round < ROUNDS; round++) {
+    // The common cases in one round trip: a free lease is inserted; a live holder refuses at once.
+    const [claim] = await store.query<LeaseRow & { inserted: number }>(sql.claimLease, [sessionId, ...values, durationMs])
+    if (claim?.inserted === 1) return { sessionId, owner, lease }
+    if (claim?.owner_id != null && claim.owner_id !== owner.ownerId && claim.expired !== true && !isHolderDead(holderOf(claim))) {
+      throw processLockedError(sessionId, holderOf(claim))
+    }
     const taken = await store.transaction(async (client) => {
       const inserted = await client.query(sql.insertLease, [sessionId, ...values, durationMs])
       if (inserted.rowCount === 1) return true

@@ -182,6 +182,20 @@ export class Statements {
       ON CONFLICT (session_id) DO NOTHING RETURNING token`
   }
 
+  /**
+   * Take a free lease in one statement: insert it, and return the current holder when one exists (the outer select
+   * sees the snapshot before the insert, so it shows the conflicting row, or nothing when the insert won).
+   */
+  get claimLease(): string {
+    return `WITH inserted AS (
+        INSERT INTO ${this.leases} (session_id, ${LEASE_COLUMNS}, expires_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, now() + $8 * interval '1 millisecond')
+        ON CONFLICT (session_id) DO NOTHING RETURNING token
+      )
+      SELECT (SELECT count(*) FROM inserted)::int AS inserted, l.${LEASE_COLUMNS.split(', ').join(', l.')}, l.expires_at <= now() AS expired
+      FROM (SELECT 1) AS one LEFT JOIN ${this.leases} l ON l.session_id = $1`
+  }
+
   get selectLeaseForUpdate(): string {
     return `SELECT ${LEASE_COLUMNS}, expires_at <= now() AS expired FROM ${this.leases} WHERE session_id = $1 FOR UPDATE`
   }
