@@ -12,6 +12,7 @@ import { decodeRecordValue, type LockOwner } from '@logbook/session-persistence'
 import type { DamageKit, StoreFixture } from '@logbook/session-persistence-conformance'
 import { recordCrc } from '../src/checksum.ts'
 import PostgresSessionPersistence from '../src/index.ts'
+import './server/provided.ts'
 
 /** The backend module a child process mounts. */
 export const PLUGIN_MODULE = fileURLToPath(new URL('../src/index.ts', import.meta.url))

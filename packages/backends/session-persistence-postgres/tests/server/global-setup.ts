@@ -3,16 +3,9 @@
  * files as `pgAdminUrl` and stopped at the end. No server → the run fails with one line saying why.
  */
 
-import type {} from 'vitest'
 import type { TestProject } from 'vitest/node'
 import { startThrowawayServer } from './throwaway.ts'
-
-declare module 'vitest' {
-  interface ProvidedContext {
-    /** Admin connection string of the run's server (database `postgres`). */
-    pgAdminUrl: string
-  }
-}
+import './provided.ts'
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const server = await startThrowawayServer()
