@@ -115,7 +115,9 @@ export async function fencedAppend(store: PgStore, storeId: string, token: Lease
   const multi = records.length > head.length
   try {
     if (multi) await client.query('BEGIN')
-    const result = await client.query<{ revision: number | null }>(store.sql.fencedAppend(head.length), values)
+    // Named, so each connection parses and plans the statement of a batch size once.
+    const name = `logbook-append-${store.sql.schema}-${head.length}`
+    const result = await client.query<{ revision: number | null }>({ name, text: store.sql.fencedAppend(head.length), values })
     const revision = result.rows[0]?.revision ?? null
     if (revision === null) {
       if (multi) await client.query('ROLLBACK')

@@ -133,6 +133,17 @@ export class Statements {
    * (nothing written).
    */
   fencedAppend(rows: number): string {
+    let text = this.appendTexts.get(rows)
+    if (text === undefined) {
+      text = this.fencedAppendText(rows)
+      this.appendTexts.set(rows, text)
+    }
+    return text
+  }
+
+  private readonly appendTexts = new Map<number, string>()
+
+  private fencedAppendText(rows: number): string {
     return `WITH lease AS (
         SELECT 1 FROM ${this.leases} WHERE session_id = $1 AND token = $2 FOR SHARE
       ), moved AS (
