@@ -1,5 +1,5 @@
 /**
- * The fenced append (02 §7 "Append"): one write-behind batch is ONE transaction — in the common case one statement
+ * The fenced append (02 §6b "Append"): one write-behind batch is ONE transaction — in the common case one statement
  * (sql.ts `fencedAppend`) that checks the caller's lease token, the session's incarnation, revision and next seq,
  * moves the cursor and inserts every row; the `(session_id, seq)` primary key is the last guard. A connection lost
  * while the statement was in flight is resolved by reading the stored state: not committed → retryable `STORE_IO`;

@@ -1,5 +1,5 @@
 /**
- * `PostgresBackend`: the `PersistenceBackend` hooks (02 §1.4) over one node-postgres pool (02 §7). Every write is
+ * `PostgresBackend`: the `PersistenceBackend` hooks (02 §1.4) over one node-postgres pool (02 §6b). Every write is
  * one transaction that first checks the caller's lease token (the fence); reads run in one `REPEATABLE READ`
  * snapshot. Cut markers are seqs (the end of the valid prefix). Leases are renewed in the background while held.
  */
@@ -41,7 +41,7 @@ export interface BackendOptions extends StoreOptions {
   readonly leaseDurationMs: number
 }
 
-/** The PostgreSQL backend of 02 §7; one instance per plugin instance, one pool per instance. */
+/** The PostgreSQL backend of 02 §6b; one instance per plugin instance, one pool per instance. */
 export class PostgresBackend implements PersistenceBackend<number, LeaseToken> {
   readonly name = 'postgres'
   /** Durable and shared across processes and hosts; not locatable as a path. */

@@ -1,5 +1,5 @@
 /**
- * The cut transaction (02 §7 "Cut"): inside the writer's transaction, after the lease check, the session row is
+ * The cut transaction (02 §6b "Cut"): inside the writer's transaction, after the lease check, the session row is
  * locked and must still be at the scanned incarnation and revision (every write of this backend moves the revision,
  * so an equal revision means the rows are exactly those scanned); the marker must end a row; then every row after
  * that valid row and a checkpoint at or beyond the marker are deleted and the cursor set to the marker.

@@ -1,5 +1,5 @@
 /**
- * `@logbook/session-persistence-postgres` (spec 02 §7): sessions shared by many hosts in one PostgreSQL schema
+ * `@logbook/session-persistence-postgres` (spec 02 §6b): sessions shared by many hosts in one PostgreSQL schema
  * through node-postgres. The default export is the Cordis plugin `PostgresSessionPersistence`
  * (`ctx.sessionPersistence`); the coordinator of `@logbook/session-persistence` drives the `PostgresBackend` hooks.
  */

@@ -1,5 +1,5 @@
 /**
- * The write lease (02 §7 "Lease"): one `logbook_leases` row per locked session naming the holder (owner id, host,
+ * The write lease (02 §6b "Lease"): one `logbook_leases` row per locked session naming the holder (owner id, host,
  * pid, process start), a `token` minted per acquisition, and `expires_at` computed by the server's clock. A lease is
  * taken over when it has expired, or at once when its holder is dead on this host (02 §3.2); a live lease refuses
  * with `SESSION_LOCKED`. Every write re-checks the token inside its own transaction (the fence), so a holder that

@@ -1,5 +1,5 @@
 /**
- * Listing (02 §7 "List"): one keyset query over `logbook_sessions` with the filters, `ORDER BY updated_at DESC, id
+ * Listing (02 §6b "List"): one keyset query over `logbook_sessions` with the filters, `ORDER BY updated_at DESC, id
  * ASC` (ids in the `"C"` collation: UTF-8 byte order), each row joined with its last event row. Header and last
  * record are checked (checksum, format version, header shape and columns); a row that fails is a problem on the
  * first page and skipped on later ones. The first page reads every matching row, so it sees every problem.

@@ -1,5 +1,5 @@
 /**
- * Event rows as §4.1 records (02 §7 "Defects"): each row's checksum is recomputed first (a mismatch is corruption,
+ * Event rows as §4.1 records (02 §6b "Defects"): each row's checksum is recomputed first (a mismatch is corruption,
  * refused before anything else), then the body is decoded once by the shared codec and checked against the row's
  * `seq`, `last_seq`, `kind`, `type` and `time` columns. A record's marker is the seq the valid prefix would end at
  * if the record were the first defect.

@@ -1,5 +1,5 @@
 /**
- * Reading one session (02 §7 "Reads"): the session row and its event rows in one `REPEATABLE READ` snapshot. A full
+ * Reading one session (02 §6b "Reads"): the session row and its event rows in one `REPEATABLE READ` snapshot. A full
  * scan reads every row in seq order; a seek reads the rows from `fromSeq − 1023` (a packed row holds ≤ 1024
  * members) whose last seq reaches `fromSeq`, through the `(session_id, seq)` key, never the whole log. Rows at or
  * beyond `next_seq` and rows missing below it are defects too.

@@ -1,5 +1,5 @@
 /**
- * The versioned schema (02 §7 "Schema"): created or migrated at start in ONE transaction that first takes a
+ * The versioned schema (02 §6b "Schema"): created or migrated at start in ONE transaction that first takes a
  * transaction-scoped advisory lock named after the schema, so hosts booting at once queue instead of racing. The
  * `logbook_store` row records the store id and `schema_version`; a newer version is refused naming the direction,
  * and `logbook_*` tables that are not exactly this backend's are refused as foreign.

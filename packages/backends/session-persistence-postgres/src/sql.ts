@@ -127,7 +127,7 @@ export class Statements {
   }
 
   /**
-   * The fenced append of 02 §7 as one statement: the lease must carry `$2` (locked `FOR SHARE`, so a takeover waits
+   * The fenced append of 02 §6b as one statement: the lease must carry `$2` (locked `FOR SHARE`, so a takeover waits
    * for it), the session row must be at incarnation `$3`, revision `$4` and next seq `$5`; only then the cursor
    * moves to `$6`/`$7` and the rows are inserted. Returns the new revision, or no revision when a check failed
    * (nothing written).

@@ -6,7 +6,7 @@ import type { SessionPersistenceConfig } from '@logbook/session-persistence'
 /** TLS settings handed to node-postgres (`ssl`): `true` verifies the server against the system CAs. */
 export type PostgresSslConfig = boolean | { readonly rejectUnauthorized: boolean; readonly ca?: string }
 
-/** Config of `PostgresSessionPersistence` (02 §1.5, §7): the shared keys plus the server and lease settings. */
+/** Config of `PostgresSessionPersistence` (02 §1.5, §6b): the shared keys plus the server and lease settings. */
 export interface PostgresSessionPersistenceConfig extends SessionPersistenceConfig {
   /** `postgresql://user:password@host:port/database`; `!!js process.env.DATABASE_URL` in a `cordis.yml`. */
   readonly connectionString: string
