@@ -19,7 +19,7 @@ describe('examples/postgres', () => {
     return join(dir, 'cordis.yml')
   }
 
-  it('L-122 differs from examples/jsonl in exactly the persistence row, which reads DATABASE_URL', () => {
+  it('L-142 differs from examples/jsonl in exactly the persistence row, which reads DATABASE_URL', () => {
     const jsonl = readFileSync(join(examples, 'jsonl', 'cordis.yml'), 'utf8').split('\n')
     const postgres = readFileSync(join(examples, 'postgres', 'cordis.yml'), 'utf8').split('\n')
     expect(postgres).toHaveLength(jsonl.length)
@@ -29,7 +29,7 @@ describe('examples/postgres', () => {
     ]])
   })
 
-  it('L-122 boots against the server in DATABASE_URL and runs its turns; list, show, verify, fork and compact work on it', async () => {
+  it('L-142 boots against the server in DATABASE_URL and runs its turns; list, show, verify, fork and compact work on it', async () => {
     const file = copy()
     const options = { cwd: dirname(file), env: { DATABASE_URL: database() } }
     const run = await logbook(['run', '--config', file], options)
@@ -65,7 +65,7 @@ describe('examples/postgres', () => {
     expect((JSON.parse(after.stdout) as { items: { id: string }[] }).items.map(i => i.id).sort()).toEqual(['child', id, 'long'].sort())
   })
 
-  it('L-122 without DATABASE_URL the boot fails (exit 1) with one line naming the missing connectionString', async () => {
+  it('L-142 without DATABASE_URL the boot fails (exit 1) with one line naming the missing connectionString', async () => {
     const file = copy()
     const run = await logbook(['list', '--config', file], { cwd: dirname(file), env: { DATABASE_URL: undefined } })
     expect(run.code).toBe(1)

@@ -25,7 +25,7 @@ describe('logbook transfer', () => {
     })
   })
 
-  it('L-121 copies every session losslessly along JSONL → SQLite → PostgreSQL → JSONL → PostgreSQL → SQLite → JSONL', async () => {
+  it('L-141 copies every session losslessly along JSONL → SQLite → PostgreSQL → JSONL → PostgreSQL → SQLite → JSONL', async () => {
     const chain: StoreSpec[] = [jsonl('origin'), sqlite('b'), postgres(), jsonl('d'), postgres(), sqlite('f'), jsonl('g')]
     const configs = chain.map((store, i) => storeConfig(cwd, `store-${i}`, store))
     const original = { alpha: await show(configs[0]!, 'alpha'), beta: await show(configs[0]!, 'beta') }
@@ -44,7 +44,7 @@ describe('logbook transfer', () => {
     expect(lines(again.stdout)).toEqual(['alpha\tskipped (12 events)'])
   })
 
-  it('L-121 a different session under the same id in the destination is refused and left alone; the others go on', async () => {
+  it('L-141 a different session under the same id in the destination is refused and left alone; the others go on', async () => {
     const target = storeConfig(cwd, 'clash', sqlite('clash'))
     await withStore({ kind: 'sqlite', path: join(cwd, 'clash.sqlite') }, async (app) => {
       await storeEvents(app, 'alpha', turnEvents(0, 1, T0, 'not the same'))
@@ -57,7 +57,7 @@ describe('logbook transfer', () => {
     expect(await show(target, 'alpha')).toBe(before)
   })
 
-  it('L-121 usage: --to is required, and exactly one of <id>… and --all', async () => {
+  it('L-141 usage: --to is required, and exactly one of <id>… and --all', async () => {
     const source = storeConfig(cwd, 'usage', jsonl('origin'))
     for (const [args, message] of [
       [['transfer', 'alpha'], 'logbook: transfer needs --to <cordis.yml> [USAGE]'],

@@ -54,7 +54,7 @@ function turnsOf(events: readonly SessionEvent[]): number[] {
 }
 
 describe('one writer across hosts', () => {
-  it('P-119 two processes with their own pools race open(write) 100 times: one winner per round; the loser writes nothing', async () => {
+  it('P-123 two processes with their own pools race open(write) 100 times: one winner per round; the loser writes nothing', async () => {
     const { config, mount } = await setUp()
     await mount.store('race', turn(0, 1))
     const [a, b] = await Promise.all([host(config), host(config)])
@@ -73,7 +73,7 @@ describe('one writer across hosts', () => {
     expect(turns).toEqual(Array.from({ length: 101 }, (_, i) => i + 1))
   })
 
-  it('P-120 the owner on another host is SIGKILLed: the lease refuses until it expires, then the other host takes over and goes on', async () => {
+  it('P-124 the owner on another host is SIGKILLed: the lease refuses until it expires, then the other host takes over and goes on', async () => {
     const { config, mount } = await setUp()
     await mount.store('k', turn(0, 1))
     const owner = await host(config, OTHER_HOST)
@@ -92,7 +92,7 @@ describe('one writer across hosts', () => {
   })
 
   for (const fault of ['SIGSTOP', 'pg_terminate_backend'] as const) {
-    it(`P-121 fencing: the owner is ${fault === 'SIGSTOP' ? 'paused past its lease (SIGSTOP)' : 'cut off (pg_terminate_backend)'}; another process takes over and appends; the owner's next append is refused; no interleaving`, async () => {
+    it(`P-125 fencing: the owner is ${fault === 'SIGSTOP' ? 'paused past its lease (SIGSTOP)' : 'cut off (pg_terminate_backend)'}; another process takes over and appends; the owner's next append is refused; no interleaving`, async () => {
       const { config, mount } = await setUp()
       await mount.store('f', turn(0, 1))
       const owner = await host(config, OTHER_HOST)
@@ -119,7 +119,7 @@ describe('one writer across hosts', () => {
     })
   }
 
-  it('P-122 16 sessions written concurrently by 4 processes are all durable and contiguous', async () => {
+  it('P-126 16 sessions written concurrently by 4 processes are all durable and contiguous', async () => {
     const { config, mount } = await setUp()
     const workers = await Promise.all([0, 1, 2, 3].map(() => host(config)))
     const ids = (w: number): string[] => [0, 1, 2, 3].map(s => `w${w}-s${s}`)

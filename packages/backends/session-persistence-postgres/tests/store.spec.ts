@@ -61,7 +61,7 @@ async function bootError(config: Record<string, unknown>): Promise<Error & { cod
 const table = (schema: string, name: string): string => `"${schema}".${name}`
 
 describe('schema', () => {
-  it('P-114 is created at start in version 1 with the five tables; two boots at once create it once', async () => {
+  it('P-118 is created at start in version 1 with the five tables; two boots at once create it once', async () => {
     const schema = newSchema()
     const backends = [0, 1, 2].map(() => new PostgresBackend({ connectionString: database(), schema, poolSize: 2, statementTimeoutMs: 0, connectTimeoutMs: 5000, ssl: false, leaseDurationMs: 30_000 }))
     await Promise.all(backends.map(b => b.start(new AbortController().signal)))
@@ -73,7 +73,7 @@ describe('schema', () => {
     for (const b of backends) await b.close()
   })
 
-  it('P-114 a newer schema version is refused naming the direction; tables of the same names that are not ours are foreign', async () => {
+  it('P-118 a newer schema version is refused naming the direction; tables of the same names that are not ours are foreign', async () => {
     const newer = newSchema()
     await (await mount(newer)).stop()
     mounts.length = 0
@@ -98,7 +98,7 @@ describe('schema', () => {
 })
 
 describe('checksums', () => {
-  it('P-115 a flipped byte in an event row is SESSION_CORRUPT naming the record on every read path; nothing is rewritten', async () => {
+  it('P-119 a flipped byte in an event row is SESSION_CORRUPT naming the record on every read path; nothing is rewritten', async () => {
     const schema = newSchema()
     const m = await mount(schema)
     await m.store('s1', [...turn(0, 1), ...turn(6, 2)])
@@ -116,7 +116,7 @@ describe('checksums', () => {
     expect((await m.persistence.readFrom('s1', 12))).toEqual([])
   })
 
-  it('P-115 a flipped header or last record makes the listing report a problem and list the rest', async () => {
+  it('P-119 a flipped header or last record makes the listing report a problem and list the rest', async () => {
     const schema = newSchema()
     const m = await mount(schema)
     for (const id of ['a', 'b', 'c']) await m.store(id, turn(0, 1))
@@ -131,7 +131,7 @@ describe('checksums', () => {
     expect((await rejection(m.persistence.open('a', 'read'))).code).toBe('SESSION_CORRUPT')
   })
 
-  it('P-115 every stored header and event row carries the CRC-32 of its text', async () => {
+  it('P-119 every stored header and event row carries the CRC-32 of its text', async () => {
     const schema = newSchema()
     const m = await mount(schema)
     await m.store('s1', turn(0, 1))
@@ -143,7 +143,7 @@ describe('checksums', () => {
 })
 
 describe('connection faults and config', () => {
-  it('P-116 ECONNREFUSED at boot fails the start with one line naming the server, without the password', async () => {
+  it('P-120 ECONNREFUSED at boot fails the start with one line naming the server, without the password', async () => {
     const port = await freePort()
     const error = await bootError({ connectionString: `postgresql://me:secret@127.0.0.1:${port}/db` })
     expect(error.code).toBe('STORE_IO')
@@ -151,7 +151,7 @@ describe('connection faults and config', () => {
     expect(error.message).not.toContain('secret')
   })
 
-  it('P-116 a bad config row fails the boot with a ValidationError naming the field', async () => {
+  it('P-120 a bad config row fails the boot with a ValidationError naming the field', async () => {
     for (const [config, field] of [[{}, 'connectionString'], [{ connectionString: database(), schema: 'Bad-Name' }, 'schema'], [{ connectionString: database(), poolSize: 0 }, 'poolSize']] as const) {
       const error = await bootError(config)
       expect(error.name).toMatch(/ValidationError/)
@@ -159,7 +159,7 @@ describe('connection faults and config', () => {
     }
   })
 
-  it('P-117 a statement timeout is STORE_IO with reason statement-timeout; the append is retried and stored once', async () => {
+  it('P-121 a statement timeout is STORE_IO with reason statement-timeout; the append is retried and stored once', async () => {
     const schema = newSchema()
     const m = await mount(schema, { statementTimeoutMs: 200 })
     const handle = await m.persistence.create({ version: 1, id: 's1', createdAt: 1, cwd: '/w' } as never)
@@ -178,7 +178,7 @@ describe('connection faults and config', () => {
     expect((await m.persistence.readFrom('s1', 0)).length).toBe(12)
   })
 
-  it('P-117 a connection dropped mid-append that did not commit is a retryable STORE_IO; the retry stores the batch once', async () => {
+  it('P-121 a connection dropped mid-append that did not commit is a retryable STORE_IO; the retry stores the batch once', async () => {
     const schema = newSchema()
     const m = await mount(schema)
     const handle = await m.persistence.create({ version: 1, id: 's1', createdAt: 1, cwd: '/w' } as never)
@@ -208,7 +208,7 @@ describe('connection faults and config', () => {
 })
 
 describe('lease renewal', () => {
-  it('P-118 [ft] a held lease is renewed every third of its duration by the server clock, and no longer once released', async () => {
+  it('P-122 [ft] a held lease is renewed every third of its duration by the server clock, and no longer once released', async () => {
     const schema = newSchema()
     const backend = new PostgresBackend({ connectionString: database(), schema, poolSize: 2, statementTimeoutMs: 0, connectTimeoutMs: 5000, ssl: false, leaseDurationMs: 60_000 })
     const signal = new AbortController().signal

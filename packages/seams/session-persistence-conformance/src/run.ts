@@ -13,6 +13,7 @@ import { formatCases } from './cases/format.ts'
 import { inspectCases } from './cases/inspect.ts'
 import { largeCases } from './cases/large.ts'
 import { listCases } from './cases/list.ts'
+import { loadCases } from './cases/load.ts'
 import { openCases } from './cases/open.ts'
 import { ownershipCases } from './cases/ownership.ts'
 import { projectionCheckpointCases } from './cases/projection-checkpoints.ts'
@@ -25,7 +26,7 @@ import { writeBehindCases } from './cases/write-behind.ts'
 import type { ConformanceOptions, OperationName } from './types.ts'
 
 /** Every operation file, in registration order. */
-export const OPERATIONS: Readonly<Record<OperationName, (options: ConformanceOptions) => void>> = Object.freeze({
+const OPERATIONS: Readonly<Record<OperationName, (options: ConformanceOptions) => void>> = Object.freeze({
   'create': createCases,
   'open': openCases,
   'append': appendCases,
@@ -39,6 +40,7 @@ export const OPERATIONS: Readonly<Record<OperationName, (options: ConformanceOpt
   'ownership': ownershipCases,
   'cross-process': crossProcessCases,
   'resume': resumeCases,
+  'load': loadCases,
   'torn-tail': tornTailCases,
   'corruption': corruptionCases,
   'format': formatCases,

@@ -1,7 +1,5 @@
 /**
  * Public API types of the persistence seam (spec 02 §1.1–§1.3, §1.6, §1.8). Types only.
- *
- * STABLE INTERFACE — helpers J, Q and PC code against this file. Changes are additive and marked `CHANGED:`.
  */
 import type { JsonValue, SessionEvent, SessionHeader, SessionSeedEventState } from '@logbook/session'
 import type { SessionPersistenceError } from './errors.ts'
@@ -134,7 +132,7 @@ export interface SessionInspection {
   readonly tornTail: TornTailReport | null
   /** The open turn's number, or `null`. */
   readonly openTurn: number | null
-  /** `openTurnClosers(events, { kind: 'interrupted' })`. */
+  /** What a resume would append: `openTurnClosers(events, { kind: 'interrupted' })` when `claim` is `none`, else `[]`. */
   readonly closers: readonly SessionEvent[]
   readonly claim: ClaimState
   readonly location?: string
