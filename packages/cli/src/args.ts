@@ -8,11 +8,12 @@ import { usageError } from './errors.ts'
 
 /** The commands of §6.2, plus the demo's hidden child. */
 export type CommandName =
-  | 'demo' | 'run' | 'chat' | 'list' | 'show' | 'fork' | 'compact' | 'verify' | 'export' | 'import' | 'transfer' | '__demo-child'
+  | 'demo' | 'run' | 'chat' | 'list' | 'show' | 'fork' | 'compact' | 'verify' | 'repair' | 'migrate' | 'export' | 'import'
+  | 'transfer' | '__demo-child'
 
 /** The public commands, in help order. */
 export const COMMANDS: readonly CommandName[] = Object.freeze([
-  'demo', 'run', 'chat', 'list', 'show', 'fork', 'compact', 'verify', 'export', 'import', 'transfer',
+  'demo', 'run', 'chat', 'list', 'show', 'fork', 'compact', 'verify', 'repair', 'migrate', 'export', 'import', 'transfer',
 ])
 
 type OptionKind = 'string' | 'boolean'
@@ -21,7 +22,7 @@ type OptionKind = 'string' | 'boolean'
 const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; commands: readonly string[] | '*' }>> = {
   'dir': { kind: 'string', commands: '*' },
   'config': { kind: 'string', commands: '*' },
-  'json': { kind: 'boolean', commands: ['list', 'show', 'verify', 'fork', 'compact'] },
+  'json': { kind: 'boolean', commands: ['list', 'show', 'verify', 'repair', 'migrate', 'fork', 'compact'] },
   'progress': { kind: 'boolean', commands: '*' },
   'quiet': { kind: 'boolean', commands: '*' },
   'no-color': { kind: 'boolean', commands: '*' },
@@ -40,7 +41,9 @@ const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; comma
   'format': { kind: 'string', commands: ['export'] },
   'out': { kind: 'string', commands: ['export'] },
   'to': { kind: 'string', commands: ['transfer'] },
-  'all': { kind: 'boolean', commands: ['transfer'] },
+  'all': { kind: 'boolean', commands: ['transfer', 'migrate'] },
+  'cut-at': { kind: 'string', commands: ['repair'] },
+  'yes': { kind: 'boolean', commands: ['repair'] },
 }
 
 /** Parsed global options. */

@@ -4,6 +4,7 @@
  * over the records checks envelopes and contiguity and collects the valid events; nothing here writes.
  */
 import {
+  assertSessionEvent,
   assertSessionHeader,
   deepFreeze,
   isSurfaceType,
@@ -257,4 +258,19 @@ export function readStored<M>(id: string, scan: PhysicalScan<M>, isKnownType: (t
     report: Object.freeze({ fromSeq: nextSeq, droppedRecords: 1, droppedEvents: tornEvents(defect.record), detail: defect.detail }),
   }
   return { header, events, startSeq: scan.startSeq, nextSeq, torn: tail, scan }
+}
+
+/**
+ * Every event of `state` passes core's validator (content and V1–V10, 01 §1.8), as a restore checks it; `migrate`
+ * runs this so a new checksum never vouches for an event a resume would refuse.
+ * @throws SessionPersistenceCorruptionError `SESSION_CORRUPT` naming the first invalid event's seq.
+ */
+export function assertStoredEvents(id: string, state: StoredState<unknown>): void {
+  for (const event of state.events) {
+    try {
+      assertSessionEvent(event)
+    } catch (error) {
+      throw corrupt(id, `event at seq ${event.seq}: ${error instanceof Error ? error.message : String(error)}`, state.scan, { seq: event.seq, cause: error })
+    }
+  }
 }

@@ -1,10 +1,11 @@
 /**
  * `migrate(id)` (spec 02 §4.7): rewrite a session of the older store format (no checksums) in the current one, under
- * write ownership like a resume. The log must pass every §4.1 check first (a torn tail is cut as `open(id, 'write')`
- * cuts it), so checksums never vouch for damaged records; the backend keeps the original until the user deletes it.
+ * write ownership like a resume. The log must pass every §4.1 check and core's event validator first (a torn tail is
+ * cut as `open(id, 'write')` cuts it), so checksums never vouch for damaged records; the backend keeps the original
+ * until the user deletes it.
  */
 import type { PhysicalScan } from './backend.ts'
-import { readStored } from './classify.ts'
+import { assertStoredEvents, readStored } from './classify.ts'
 import type { Host } from './host.ts'
 import { withWriteOwnership } from './ownership.ts'
 import { beginFor, throwIfAborted } from './prelude.ts'
@@ -23,12 +24,13 @@ export async function migrateSession(host: Host, id: string, opts?: OperationOpt
     const state = readStored(id, scan, isKnown)
     const { backend } = host
     if (scan.checksums || backend.migrate === undefined) return { sessionId: id, migrated: false, sessions: [] }
+    assertStoredEvents(id, state)
     const token = lock.token!
     throwIfAborted(signal)
     if (state.torn !== null) await cutTornTail(host, id, token, state, claim.owner.ownerId, signal)
     throwIfAborted(signal)
     const verify = (sessionId: string, other: PhysicalScan<unknown>): void => {
-      readStored(sessionId, other, isKnown)
+      assertStoredEvents(sessionId, readStored(sessionId, other, isKnown))
     }
     const done = await backend.migrate(token, verify, signal)
     return { sessionId: id, migrated: true, scope: done.scope, sessions: done.sessions, original: done.original }
