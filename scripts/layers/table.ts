@@ -12,4 +12,6 @@ export const SIBLINGS: Readonly<Record<string, readonly string[]>> = {
   'seams/session-persistence-conformance': ['seams/session-persistence'],
   'seams/session-persistence': ['seams/session-persistence-conformance'],
   'plugins/compaction-basic': ['plugins/compaction'],
+  // Imports write compactions with the compaction plugin's own events and checkpoint, and titles as session/title.
+  'plugins/session-interop': ['plugins/compaction', 'plugins/session-projection'],
 }

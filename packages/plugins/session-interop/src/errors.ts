@@ -1,0 +1,39 @@
+/**
+ * The package's error class and its closed list of codes. Every refusal is one line naming the source file and
+ * what was wrong with it; nothing has been written when one is thrown (importers only read).
+ */
+
+/** Why an import was refused. */
+export type InteropErrorCode =
+  | 'SOURCE_UNREADABLE'
+  | 'SOURCE_EMPTY'
+  | 'SOURCE_NOT_JSON'
+  | 'SOURCE_MALFORMED'
+  | 'INVALID_SESSION_ID'
+  | 'IMPORT_INVALID'
+
+/** The closed list of `InteropErrorCode`s. */
+export const INTEROP_ERROR_CODES: readonly InteropErrorCode[] = Object.freeze([
+  'SOURCE_UNREADABLE', 'SOURCE_EMPTY', 'SOURCE_NOT_JSON', 'SOURCE_MALFORMED', 'INVALID_SESSION_ID', 'IMPORT_INVALID',
+])
+
+/** A refused import: `message` is one line, prefixed with the source file when one is known. */
+export class InteropError extends Error {
+  override readonly name = 'InteropError'
+  readonly code: InteropErrorCode
+
+  constructor(code: InteropErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.code = code
+  }
+}
+
+/** True iff `error` is an `InteropError` (with `code`, when given). */
+export function isInteropError(error: unknown, code?: InteropErrorCode): error is InteropError {
+  return error instanceof InteropError && (code === undefined || error.code === code)
+}
+
+/** Fails compilation when a closed union gains a member its `switch` does not handle. */
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value ${String(value)}`)
+}
