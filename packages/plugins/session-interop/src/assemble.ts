@@ -142,6 +142,8 @@ function branchSession(input: AssembleInput, main: Built, mainItems: readonly Im
  * `INVALID_SESSION_ID` for an id Logbook cannot use, `IMPORT_INVALID` if a converted log breaks a Logbook rule.
  */
 export function assembleSessions(input: AssembleInput): ImportedSession[] {
+  const empty = (): InteropError => new InteropError('SOURCE_EMPTY', `${input.label}: the file holds no conversation to import`)
+  if ((input.main?.items.length ?? 0) === 0 && (input.subagents ?? []).every(agent => agent.items.length === 0)) throw empty()
   const baseId = input.id ?? input.sourceId
   if (baseId === undefined) throw new InteropError('SOURCE_MALFORMED', `${input.label}: the source names no session id (give one)`)
   const mainId = checkedId(input.label, baseId, input.id === undefined ? 'the source session id' : 'the session id')
@@ -167,6 +169,6 @@ export function assembleSessions(input: AssembleInput): ImportedSession[] {
     const header = headerOf(input, id, { parentSession: mainId, origin: 'subagent', delegationDepth: 1 }, createdAt, agent.leaf)
     sessions.push(finished(input, 'subagent', header, built.events, 0))
   }
-  if (sessions.length === 0) throw new InteropError('SOURCE_EMPTY', `${input.label}: the file holds no conversation to import`)
+  if (sessions.length === 0) throw empty()
   return sessions
 }

@@ -165,7 +165,6 @@ export class EventBuilder {
 
   private assistant(item: AssistantItem): void {
     if (this.step !== null) this.closeStep()
-    this.at(item.time)
     if (this.turn === null) this.openNewTurn()
     const turn = this.turn!
     const step = this.nextStep++
@@ -178,6 +177,8 @@ export class EventBuilder {
       this.push('request/header', { header: { config: { provider, model } }, reason })
       this.push('request/context', { provider, model })
     }
+    // The request went out when its input was complete; the response arrived at the item's time.
+    this.at(item.time)
     this.mark(item.key)
     const content = this.uniqueCalls(item)
     const message: AssistantMessage = {
