@@ -5,7 +5,7 @@ import { Context } from '@deepseek-ai/cordis'
 import * as Compaction from '@logbook/compaction'
 import * as CompactionInvariant from '@logbook/compaction/invariant'
 import SessionStore, {
-  deriveEventMessage, foldSurface, isAppendSurfaceEvent, type Message, type SessionEvent,
+  deriveEventMessage, foldSurface, isAppendSurfaceEvent, type ImageBlock, type Message, type SessionEvent, type TextBlock,
 } from '@logbook/session'
 import * as SessionInvariant from '@logbook/session/invariant'
 import type { ImportedSession } from '../src/index.ts'
@@ -36,7 +36,8 @@ export function line(message: Message): string {
         return `tool ${first.toolCallId}${first.isError === true ? ' (error)' : ''}: ${body}`
       }
       const kind = message.source.kind === 'user' ? 'user' : `user(${(message.source as { plugin?: string }).plugin ?? message.source.kind})`
-      return `${kind}: ${message.content.map(part => (part.type === 'text' ? part.text : `[image ${part.image.mediaType}]`)).join(' ')}`
+      const parts = message.content as readonly (TextBlock | ImageBlock)[]
+      return `${kind}: ${parts.map(part => (part.type === 'text' ? part.text : `[image ${part.image.mediaType}]`)).join(' ')}`
     }
   }
 }
