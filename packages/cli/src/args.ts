@@ -21,7 +21,7 @@ type OptionKind = 'string' | 'boolean'
 const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; commands: readonly string[] | '*' }>> = {
   'dir': { kind: 'string', commands: '*' },
   'config': { kind: 'string', commands: '*' },
-  'json': { kind: 'boolean', commands: ['list', 'show', 'verify', 'fork', 'compact'] },
+  'json': { kind: 'boolean', commands: ['list', 'show', 'verify', 'fork', 'compact', 'import'] },
   'progress': { kind: 'boolean', commands: '*' },
   'quiet': { kind: 'boolean', commands: '*' },
   'no-color': { kind: 'boolean', commands: '*' },
@@ -36,6 +36,9 @@ const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; comma
   'as': { kind: 'string', commands: ['fork', 'import'] },
   'format': { kind: 'string', commands: ['export'] },
   'out': { kind: 'string', commands: ['export'] },
+  'from': { kind: 'string', commands: ['import'] },
+  'dry-run': { kind: 'boolean', commands: ['import'] },
+  'force': { kind: 'boolean', commands: ['import'] },
 }
 
 /** Parsed global options. */

@@ -11,13 +11,15 @@ export type InteropErrorCode =
   | 'SOURCE_MALFORMED'
   | 'INVALID_SESSION_ID'
   | 'IMPORT_INVALID'
+  | 'SESSION_ALREADY_EXISTS'
 
 /** The closed list of `InteropErrorCode`s. */
 export const INTEROP_ERROR_CODES: readonly InteropErrorCode[] = Object.freeze([
   'SOURCE_UNREADABLE', 'SOURCE_EMPTY', 'SOURCE_NOT_JSON', 'SOURCE_MALFORMED', 'INVALID_SESSION_ID', 'IMPORT_INVALID',
+  'SESSION_ALREADY_EXISTS',
 ])
 
-/** A refused import: `message` is one line, prefixed with the source file when one is known. */
+/** A refused import: `message` is one line, prefixed with the source file when one is known (not for a stored-id conflict). */
 export class InteropError extends Error {
   override readonly name = 'InteropError'
   readonly code: InteropErrorCode
