@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { cruise, type IForbiddenRuleType } from 'dependency-cruiser'
-import { LAYERS, SIBLINGS, type Layer } from './table.ts'
+import { LAYERS, SIBLINGS, TEST_SIBLINGS, type Layer } from './table.ts'
 
 interface WorkspacePackage { key: string; layer: Layer; manifest: Record<string, Record<string, string> | undefined> }
 
@@ -29,9 +29,10 @@ function workspacePackages(): Map<string, WorkspacePackage> {
   return found
 }
 
-function mayUse(from: WorkspacePackage, to: WorkspacePackage): boolean {
-  const below = LAYERS.indexOf(to.layer) < LAYERS.indexOf(from.layer)
-  return below || (from.layer === to.layer && (SIBLINGS[from.key] ?? []).includes(to.key))
+function mayUse(from: WorkspacePackage, to: WorkspacePackage, field: (typeof DEPENDENCY_FIELDS)[number]): boolean {
+  if (LAYERS.indexOf(to.layer) < LAYERS.indexOf(from.layer)) return true
+  const siblings = [...(SIBLINGS[from.key] ?? []), ...(field === 'devDependencies' ? TEST_SIBLINGS[from.key] ?? [] : [])]
+  return from.layer === to.layer && siblings.includes(to.key)
 }
 
 function manifestViolations(packages: Map<string, WorkspacePackage>): string[] {
@@ -40,7 +41,7 @@ function manifestViolations(packages: Map<string, WorkspacePackage>): string[] {
     for (const field of DEPENDENCY_FIELDS) {
       for (const dep of Object.keys(pkg.manifest[field] ?? {})) {
         const target = packages.get(dep)
-        if (target !== undefined && !mayUse(pkg, target)) {
+        if (target !== undefined && !mayUse(pkg, target, field)) {
           lines.push(`packages/${pkg.key}/package.json: ${name} lists ${dep} in ${field}, but ${pkg.key} may not use ${target.key}`)
         }
       }
@@ -70,12 +71,19 @@ function importRules(packages: Map<string, WorkspacePackage>): IForbiddenRuleTyp
   })
   for (const pkg of packages.values()) {
     if (!pkg.key.includes('/')) continue
-    const allowed = [pkg.key, ...(SIBLINGS[pkg.key] ?? [])].map(key => key.slice(pkg.layer.length + 1))
+    const name = (key: string) => key.slice(pkg.layer.length + 1)
+    const allowed = [pkg.key, ...(SIBLINGS[pkg.key] ?? [])].map(name)
+    const inTests = [...allowed, ...(TEST_SIBLINGS[pkg.key] ?? []).map(name)]
     rules.push({
       name: `siblings-${pkg.key}`,
       severity: 'error',
-      from: { path: `^packages/${pkg.key}/` },
+      from: { path: `^packages/${pkg.key}/`, pathNot: `^packages/${pkg.key}/tests/` },
       to: { path: `^packages/${pkg.layer}/(?!(?:${allowed.join('|')})/)` },
+    }, {
+      name: `siblings-${pkg.key}-tests`,
+      severity: 'error',
+      from: { path: `^packages/${pkg.key}/tests/` },
+      to: { path: `^packages/${pkg.layer}/(?!(?:${inTests.join('|')})/)` },
     })
   }
   return rules

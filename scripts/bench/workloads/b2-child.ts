@@ -66,8 +66,8 @@ function readFloor(kind: BackendKind, dir: string): { ms: number; records: numbe
 
 /**
  * B2's unpacked reference floor (not the target's floor): W stored one event per line, as the shared codec writes a
- * scalar event, then read and `JSON.parse`d line by line like the floor. BENCHMARKS.md's "≈ 250–300 ms here" for
- * the target matches three times this floor, not three times the floor of the packed file the backends store.
+ * scalar event, then read and `JSON.parse`d line by line like the floor. It shows what packing saves: the packed
+ * records the backends store parse about three times faster than this.
  */
 function unpackedFloor(dir: string): { ms: number; records: number } {
   const file = join(dir, 'unpacked.jsonl')

@@ -12,9 +12,9 @@ import type { StoreOptions } from '../src/store.ts'
 /** A never-aborted signal. */
 export const signal: AbortSignal = new AbortController().signal
 
-/** A valid header of `id` (`cwd` `/work/app`). */
+/** A valid header of `id` (`cwd` `/home/user/app`). */
 export function header(id: string, extra: Partial<SessionHeader> = {}): SessionHeader {
-  return { version: SESSION_FORMAT_VERSION, id, createdAt: 1_700_000_000_000, cwd: '/work/app', ...extra } as SessionHeader
+  return { version: SESSION_FORMAT_VERSION, id, createdAt: 1_700_000_000_000, cwd: '/home/user/app', ...extra } as SessionHeader
 }
 
 /** A complete one-step turn `turn` starting at `seq` (6 events, 3 of them chunks). */

@@ -156,7 +156,7 @@ describe('stored sessions', () => {
   it('a live session is written behind as packed rows; a second instance reads it back', async () => {
     const path = freshPath()
     const first = await mount(path, {}, true)
-    const session = first.sessions.create('live' as SessionId, { meta: { cwd: '/work/app' } })
+    const session = first.sessions.create('live' as SessionId, { meta: { cwd: '/home/user/app' } })
     session.append('turn/start', { turn: 1 })
     session.append('step/start', { turn: 1, step: 1 })
     for (const text of ['a', 'b', 'c', 'd']) session.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text } })

@@ -113,7 +113,7 @@ class Walk {
     if (!info.known) this.unknownType = type
   }
 
-  /** The §2.2 envelope problem of a decoded event expected at `expected`, or `undefined` when valid. */
+  /** The 01 §2.2 envelope problem of a decoded event expected at `expected`, or `undefined` when valid. */
   private envelopeProblem(event: unknown, expected: number): string | undefined {
     if (typeof event !== 'object' || event === null || Array.isArray(event)) return 'event must be an object'
     const e = event as Record<string, unknown>
