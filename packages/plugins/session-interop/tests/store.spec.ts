@@ -15,8 +15,7 @@ describe('storing imports', () => {
 
   beforeEach(async () => {
     ctx = new Context()
-    for (const plugin of [SessionStore, MemorySessionPersistence, Compaction]) {
-      const fiber = ctx.plugin(plugin as never)
+    for (const fiber of [ctx.plugin(SessionStore), ctx.plugin(MemorySessionPersistence), ctx.plugin(Compaction)]) {
       await fiber
       fibers.push(fiber)
     }
