@@ -1,6 +1,6 @@
 /**
  * The one builder that turns a source-neutral conversation (`ImportItem`s) into a Logbook log whose relations hold
- * (01 §9): a prompt after a finished response starts a turn, each model response is a step (`step/start`, the
+ * (01 §9): a prompt after a final answer starts a turn, each model response is a step (`step/start`, the
  * request header when the model changed, `assistant/message`, a `tool/call` per requested call), each tool result
  * answers its call in that step, a call the source never answered gets a synthetic result saying so, and a
  * compaction becomes the compaction plugin's own bracket and surface replace (compaction.ts). Times are the
@@ -56,7 +56,7 @@ export class EventBuilder {
   /** The seq of the first model-visible event of each keyed item. */
   readonly keySeqs: Map<string, number>
   readonly surface: SurfaceTrack
-  time: number
+  private time: number
   private turn: number | null = null
   private nextTurn: number
   private step: number | null = null
@@ -153,9 +153,9 @@ export class EventBuilder {
       this.source.skip('empty user message', item.key)
       return
     }
-    // After a finished response the turn is over; a message sent beside pending results stays in its turn. Only the
-    // user's own prompt opens a turn: context a tool injected sits between turns.
-    if (this.turn !== null && this.turnHasModel && this.pending.size === 0) this.closeTurn()
+    // After a final answer the turn is over; a message sent beside tool calls and their results stays in its turn
+    // (the model answers it with them). Only the user's own prompt opens a turn: injected context sits between turns.
+    if (this.turn !== null && this.turnHasModel && !this.lastHadCalls) this.closeTurn()
     this.at(item.time)
     if (this.turn === null && (item.source === undefined || item.source.kind === 'user')) this.openNewTurn()
     this.mark(item.key)

@@ -46,11 +46,14 @@ describe('the conversation builder', () => {
     expect(ofType(events, 'turn/start')).toHaveLength(1)
   })
 
-  it('L-125 a message sent beside pending results stays in its turn; a prompt after the answer opens the next', () => {
-    const { sessions } = build([user('u1', 'go'), calls('a1', 'c1', 'c2'), result('r1', 'c1'), user('u2', 'also this'), result('r2', 'c2'), answer('a2', 'done'), user('u3', 'next')])
+  it('L-125 a message sent beside tool calls and results stays in its turn; a prompt after the final answer opens the next', () => {
+    const { sessions } = build([user('u1', 'go'), calls('a1', 'c1', 'c2'), result('r1', 'c1'), user('u2', 'also this'), result('r2', 'c2'),
+      user('u3', 'and this'), answer('a2', 'done'), user('u4', 'next')])
     const events = sessions[0]!.events
     expect(ofType(events, 'turn/start').map(e => e.data)).toEqual([{ turn: 1 }, { turn: 2 }])
-    expect(transcript(events)).toEqual(['user: go', 'assistant: call tool c1 {} | call tool c2 {}', 'tool c1: out c1', 'user: also this', 'tool c2: out c2', 'assistant: done', 'user: next'])
+    expect(ofType(events, 'step/start').map(e => e.data)).toEqual([{ turn: 1, step: 1 }, { turn: 1, step: 2 }])
+    expect(transcript(events)).toEqual(['user: go', 'assistant: call tool c1 {} | call tool c2 {}', 'tool c1: out c1', 'user: also this', 'tool c2: out c2',
+      'user: and this', 'assistant: done', 'user: next'])
   })
 
   it('L-125 a call id repeated in one response is dropped and reported; results cite their tool/call', () => {
