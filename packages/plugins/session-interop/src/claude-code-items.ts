@@ -90,10 +90,10 @@ function userItems(record: ClaudeRecord, items: ImportItem[], report: ReportBuil
   items.push(item)
 }
 
-function assistantItems(record: ClaudeRecord, items: ImportItem[], report: ReportBuilder): void {
+/** Add the response of `record` to `items`, merged into `last` when it continues that API response; returns it. */
+function assistantItems(record: ClaudeRecord, items: ImportItem[], report: ReportBuilder, last: AssistantItem | undefined): AssistantItem {
   const message = objectOf(record.raw.message)
   const id = nonEmpty(message?.id)
-  const last = [...items].reverse().find((item): item is AssistantItem => item.kind === 'assistant')
   const merging = id !== undefined && last?.id === id
   const item: AssistantItem = merging ? last : {
     kind: 'assistant', key: record.uuid, ...(record.time === undefined ? {} : { time: record.time }), ...(id === undefined ? {} : { id }),
@@ -131,6 +131,7 @@ function assistantItems(record: ClaudeRecord, items: ImportItem[], report: Repor
     item.errorMessage = item.blocks.flatMap(block => (block.type === 'text' ? [block.text] : [])).join('\n') || 'API error'
   }
   if (!merging) items.push(item)
+  return item
 }
 
 function systemItems(record: ClaudeRecord, items: ImportItem[], report: ReportBuilder): void {
@@ -150,13 +151,14 @@ function systemItems(record: ClaudeRecord, items: ImportItem[], report: ReportBu
 /** The items of the records of one path, root first. */
 export function claudeItems(path: readonly ClaudeRecord[], report: ReportBuilder): ImportItem[] {
   const items: ImportItem[] = []
+  let last: AssistantItem | undefined
   for (const record of path) {
     switch (record.type) {
       case 'user':
         userItems(record, items, report)
         break
       case 'assistant':
-        assistantItems(record, items, report)
+        last = assistantItems(record, items, report, last)
         break
       default:
         systemItems(record, items, report)

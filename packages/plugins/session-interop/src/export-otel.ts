@@ -22,10 +22,18 @@ import { joinedText } from './wire.ts'
 /** The version of the GenAI semantic conventions this export follows. */
 export const GENAI_SEMCONV_VERSION = '1.41.0'
 
+/** At most this many of a request's input messages are recorded on its chat span, by default. */
+export const DEFAULT_MAX_INPUT_MESSAGES = 100
+
 /** Options of `exportOtelGenAi`. */
 export interface OtelExportOptions {
   /** Record messages, tool arguments and results on spans (the conventions' opt-in content); default true. */
   readonly content?: boolean
+  /**
+   * Record only the newest this-many input messages of each request (default 100), so the export grows linearly with
+   * the session; `logbook.input.messages.omitted` counts the older ones left out.
+   */
+  readonly maxInputMessages?: number
 }
 
 interface Usage { input: number; output: number; cacheRead: number; cacheWrite: number; seen: boolean }
@@ -76,8 +84,10 @@ class SpanWalk {
   private config: RequestConfig | undefined
   private tools: readonly ToolSchema[] | undefined
   private lastProvider: string | undefined
+  private readonly messageCache = new Map<number, string>()
 
-  constructor(private readonly events: readonly SessionEvent[], private readonly header: SessionHeader, private readonly content: boolean) {}
+  constructor(private readonly events: readonly SessionEvent[], private readonly header: SessionHeader,
+    private readonly content: boolean, private readonly maxInputs: number) {}
 
   run(): OtlpSpan[] {
     for (const event of this.events) {
@@ -136,9 +146,11 @@ class SpanWalk {
     turn.output = message
     this.lastProvider = provider
     addUsage(turn.usage, usage)
-    const nodes = this.surface.list()
-    const head = nodes.length > 0 && this.events[nodes[0]!.seq]!.type === 'system/message' ? this.events[nodes[0]!.seq] : undefined
-    const inputs = nodes.slice(head === undefined ? 0 : 1).flatMap(node => deriveEventMessage(this.events[node.seq]!) ?? [])
+    const first = this.surface.node(0)
+    const head = first !== undefined && this.events[first.seq]!.type === 'system/message' ? this.events[first.seq] : undefined
+    const history = this.surface.size - (head === undefined ? 0 : 1)
+    const omitted = Math.max(0, history - this.maxInputs)
+    const inputs = this.content ? this.surface.from(this.surface.size - history + omitted).flatMap(node => this.messageJson(node.seq)) : []
     const finish = finishReasonOf(message, event.data.interrupted === true)
     const start = this.stepStarts.get(`${event.data.turn}/${event.data.step}`) ?? event.time
     const content = this.content
@@ -152,12 +164,23 @@ class SpanWalk {
         ['gen_ai.response.id', message.id], ['gen_ai.response.model', model], ['gen_ai.response.finish_reasons', [finish]],
         ...usageAttributes(usage),
         ['gen_ai.system_instructions', content && head !== undefined ? json(genAiMessage(deriveEventMessage(head)!).parts) : undefined],
-        ['gen_ai.input.messages', content ? json(inputs.map(genAiMessage)) : undefined],
+        ['gen_ai.input.messages', content ? `[${inputs.join(',')}]` : undefined],
+        ['logbook.input.messages.omitted', content && omitted > 0 ? omitted : undefined],
         ['gen_ai.output.messages', content ? json([{ ...genAiMessage(message), finish_reason: finish }]) : undefined],
         ['gen_ai.tool.definitions', content && this.tools !== undefined && this.tools.length > 0
           ? json(this.tools.map(tool => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters }))) : undefined],
       ]),
     })
+  }
+
+  /** The GenAI message JSON of the event at `seq` (none when it derives no message), computed once per event. */
+  private messageJson(seq: number): string[] {
+    let text = this.messageCache.get(seq)
+    if (text === undefined) {
+      const message = deriveEventMessage(this.events[seq]!)
+      this.messageCache.set(seq, text = message === null ? '' : json(genAiMessage(message)))
+    }
+    return text === '' ? [] : [text]
   }
 
   private tool(event: SessionEvent<'tool/result'>): void {
@@ -208,11 +231,12 @@ class SpanWalk {
 
 /**
  * The OTLP/JSON trace export of the session whose header is `header` and log is `events` (GenAI semantic
- * conventions v1.41.0): one `invoke_agent` trace per turn with its `chat` and `execute_tool` spans. Pure and
- * deterministic: the same log gives byte-identical JSON.
+ * conventions v1.41.0): one `invoke_agent` trace per turn with its `chat` and `execute_tool` spans; each chat span
+ * records the newest `maxInputMessages` messages of its input. Pure and deterministic: the same log gives
+ * byte-identical JSON.
  */
 export function exportOtelGenAi(events: readonly SessionEvent[], header: SessionHeader, options: OtelExportOptions = {}): OtlpTraceExport {
-  const spans = new SpanWalk(events, header, options.content ?? true).run()
+  const spans = new SpanWalk(events, header, options.content ?? true, options.maxInputMessages ?? DEFAULT_MAX_INPUT_MESSAGES).run()
   return {
     resourceSpans: [{
       resource: { attributes: attributes([['service.name', 'logbook']]) },

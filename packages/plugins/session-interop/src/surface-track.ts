@@ -42,6 +42,21 @@ export class SurfaceTrack {
     return [...this.nodes]
   }
 
+  /** The number of nodes. */
+  get size(): number {
+    return this.nodes.length
+  }
+
+  /** The node at `position`, if any. */
+  node(position: number): TrackedNode | undefined {
+    return this.nodes[position]
+  }
+
+  /** The nodes from `position` to the end (a copy). */
+  from(position: number): TrackedNode[] {
+    return this.nodes.slice(position)
+  }
+
   /** Apply `event`, which was just appended with its `surfaceOp` (if any). */
   apply(event: SessionEvent): void {
     const op = (event as { readonly surfaceOp?: unknown }).surfaceOp

@@ -87,6 +87,18 @@ describe('exportOtelGenAi', () => {
     expect(attr(other.find(span => span.name.startsWith('chat'))!, 'gen_ai.system_instructions')).toBe(JSON.stringify([{ type: 'text', content: 'Follow AGENTS.md: run the tests before you finish.' }]))
   })
 
+  it('L-132 a chat span records the newest maxInputMessages of its input and counts the older ones it left out', async () => {
+    const main = (await importClaudeCode({ path: fixture('claude-code.jsonl') })).sessions[0]!
+    const spans = spansOf(exportOtelGenAi(main.events, main.header, { maxInputMessages: 2 }))
+    const chat = spans[5]!
+    expect(JSON.parse(attr(chat, 'gen_ai.input.messages') as string)).toEqual([
+      { role: 'assistant', parts: [{ type: 'text', content: 'README describes the CLI; main.py looks the city up in CITIES.' }] },
+      { role: 'user', parts: [{ type: 'text', content: 'Here is a screenshot of the bug.' }, { type: 'blob', modality: 'image', mime_type: 'image/png', content: expect.any(String) }] },
+    ])
+    expect(attr(chat, 'logbook.input.messages.omitted')).toBe('4')
+    expect(attr(spans[0]!, 'logbook.input.messages.omitted')).toBeUndefined()
+  })
+
   it('L-132 without content, spans keep their structure and usage but no messages, arguments or results', async () => {
     const spans = spansOf(await exported(false))
     const keys = new Set(spans.flatMap(span => span.attributes.map(a => a.key)))
