@@ -70,6 +70,13 @@ describe('the conversation builder', () => {
     expect(reasons(sessions[0]!.events)).toEqual(['completed', 'max-tokens'])
   })
 
+  it('L-122 a converted log that Logbook would refuse is IMPORT_INVALID, naming the session and the rule', () => {
+    expect(() => build([user('u1', 'go'), { kind: 'assistant', key: 'a1', provider: '', model: 'm', blocks: [] }])).toThrow(expect.objectContaining({
+      code: 'IMPORT_INVALID',
+      message: 'test: the converted session "src" is not a valid Logbook session: seed event at index 3: event "request/header": data.header.config.provider must be a non-empty string',
+    }))
+  })
+
   it('L-122 a branch that shares no history with the session is skipped and noted', () => {
     const { sessions, report } = build([user('u1', 'one')], [[user('x1', 'other')]])
     expect(sessions).toHaveLength(1)
