@@ -7,9 +7,11 @@
 import { digest } from './content.ts'
 import type { OtlpAttribute, OtlpValue } from './types.ts'
 
-/** Span kinds and status codes used here (OTLP enum values). */
+/** OTLP `SPAN_KIND_INTERNAL`: work inside the process (an agent turn, a tool call). */
 export const SPAN_KIND_INTERNAL = 1
+/** OTLP `SPAN_KIND_CLIENT`: a request to a remote service (a model request). */
 export const SPAN_KIND_CLIENT = 3
+/** OTLP `STATUS_CODE_ERROR`. */
 export const STATUS_ERROR = 2
 
 /** An attribute value; `undefined` values are left out by `attributes`. */
