@@ -72,13 +72,21 @@ function scan(source: SourceText, report: ReportBuilder): Scan {
     if (node.parent === null && logicalParent !== undefined) logical.set(node, logicalParent)
     ;(raw.isSidechain === true ? side : main).push(node)
   }
+  return {
+    ...linked(main, side, logical), titles,
+    ...(sessionId === undefined ? {} : { sessionId }), ...(cwd === undefined ? {} : { cwd }), ...(createdAt === undefined ? {} : { createdAt }),
+  }
+}
+
+/** The two forests' parent links: a compaction boundary continues the record it names; a sidechain starts its own tree. */
+function linked(main: readonly TreeNode<ClaudeRecord>[], side: readonly TreeNode<ClaudeRecord>[], logical: ReadonlyMap<TreeNode<ClaudeRecord>, string>) {
   const ids = new Set(main.map(node => node.id))
-  // A compaction boundary continues the record it names, when that record is in the file.
-  const linked = main.map(node => (logical.has(node) && ids.has(logical.get(node)!) ? { ...node, parent: logical.get(node)! } : node))
   const sideIds = new Set(side.map(node => node.id))
-  // A subagent's first record may name the main-chain record that spawned it: its own tree starts there.
-  const sideRooted = side.map(node => (node.parent !== null && !sideIds.has(node.parent) ? { ...node, parent: null } : node))
-  return { main: linked, side: sideRooted, titles, ...(sessionId === undefined ? {} : { sessionId }), ...(cwd === undefined ? {} : { cwd }), ...(createdAt === undefined ? {} : { createdAt }) }
+  return {
+    main: main.map(node => (logical.has(node) && ids.has(logical.get(node)!) ? { ...node, parent: logical.get(node)! } : node)),
+    // A subagent's first record may name the main-chain record that spawned it: its own tree starts there.
+    side: side.map(node => (node.parent !== null && !sideIds.has(node.parent) ? { ...node, parent: null } : node)),
+  }
 }
 
 /** The items of the path to `leaf`, with the title of the newest summary written on that path. */
