@@ -186,7 +186,10 @@ export class EventBuilder {
       source: { kind: 'model', provider, model, ...(item.replayState === undefined ? {} : { replayState: item.replayState }) },
       content,
     }
-    this.push('assistant/message', { turn, step, message, ...(item.usage === undefined ? {} : { usage: item.usage }) }, { surfaceOp: 'append' })
+    this.push('assistant/message', {
+      turn, step, message, ...(item.usage === undefined ? { usageMissing: true } : { usage: item.usage }),
+      ...(item.rawStop === undefined ? {} : { rawFinishReason: item.rawStop }),
+    }, { surfaceOp: 'append' })
     for (const block of content) {
       if (block.type !== 'tool-call') continue
       const callSeq = this.push('tool/call', { turn, step, callId: block.id, name: block.name, arguments: block.arguments })

@@ -85,8 +85,9 @@ export class CodexItems {
       case 'message':
         for (const part of arrayOf(payload.content)) {
           const block = objectOf(part)
-          const value = stringOf(block?.text) ?? stringOf(block?.refusal)
-          if (value !== undefined) response.blocks.push(text(value))
+          const refusal = stringOf(block?.refusal)
+          if (refusal !== undefined) response.blocks.push({ type: 'refusal', text: refusal })
+          else if (typeof block?.text === 'string') response.blocks.push(text(block.text))
         }
         return
       case 'reasoning': {

@@ -55,6 +55,8 @@ describe('importClaudeCode', () => {
     const usages = ofType(sessions[0]!.events, 'assistant/message').map(event => (event as SessionEvent<'assistant/message'>).data.usage)
     expect(usages[0]).toEqual({ inputTokens: 1200, outputTokens: 80, cacheReadTokens: 300, cacheWriteTokens: 50 })
     expect(usages).toHaveLength(6)
+    const raws = ofType(sessions[0]!.events, 'assistant/message').map(event => (event as SessionEvent<'assistant/message'>).data.rawFinishReason)
+    expect(raws).toEqual(['tool_use', 'end_turn', 'tool_use', 'tool_use', 'end_turn', 'tool_use'])
   })
 
   it('L-126 the compaction is the compaction plugin\'s bracket: the summary replaces the surface, the originals stay', async () => {

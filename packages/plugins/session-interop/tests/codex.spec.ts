@@ -95,4 +95,17 @@ describe('importCodex', () => {
     })
     expect(transcript(sessions[0]!.events).slice(-2)).toEqual(['tool c1: seen', 'tool c2: patched'])
   })
+
+  it('L-123 a refusal in the model\'s output is kept as a refusal part', async () => {
+    const { sessions } = await importCodex({
+      text: rollout(
+        meta({ id: 'refuse-1' }),
+        item({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'do something bad' }] }),
+        item({ type: 'message', role: 'assistant', content: [{ type: 'refusal', refusal: 'I can\'t help with that.' }] }),
+      ),
+    })
+    const reply = ofType(sessions[0]!.events, 'assistant/message')[0] as SessionEvent<'assistant/message'>
+    expect(reply.data.message.content).toEqual([{ type: 'refusal', text: 'I can\'t help with that.' }])
+    expect(reply.data.usageMissing).toBe(true)
+  })
 })

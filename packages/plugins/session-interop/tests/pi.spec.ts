@@ -65,6 +65,8 @@ describe('importPi', () => {
       ),
     })
     expect(sessions).toHaveLength(1)
+    const replies = ofType(sessions[0]!.events, 'assistant/message') as SessionEvent<'assistant/message'>[]
+    expect(replies.map(reply => [reply.data.usageMissing, reply.data.rawFinishReason])).toEqual([[true, 'error'], [true, 'aborted']])
     expect(ofType(sessions[0]!.events, 'turn/end').map(e => e.data)).toEqual([
       { turn: 1, reason: { kind: 'error', error: { message: 'overloaded', code: 'IMPORTED_ERROR' } } },
       { turn: 2, reason: { kind: 'aborted', reason: { kind: 'user' } } },
