@@ -8,6 +8,7 @@
 
 import { readdir, stat } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
+import { codeOf } from '@logbook/session'
 import {
   importClaudeCode, importCodex, importPi, InteropError, planStore, storedImports, storePlan,
   type ImportInput, type ImportOptions, type ImportResult, type ImportTool, type StoredImports,
@@ -15,7 +16,7 @@ import {
 import type { App } from '../app/app.ts'
 import { expectPositionals } from '../args.ts'
 import { json, sessionIdArg, withApp, type CommandContext } from '../command.ts'
-import { codeOf, oneLine, usageError } from '../errors.ts'
+import { oneLine, usageError } from '../errors.ts'
 import { importJson, importLines } from '../render/import.ts'
 
 /** The importer of each tool. */

@@ -8,7 +8,7 @@
  */
 
 import {
-  CallId, MessageId, TOOL_OUTCOME_UNKNOWN, type AssistantMessage, type SessionEvent, type SessionEventMap,
+  assertNever, CallId, MessageId, TOOL_OUTCOME_UNKNOWN, type AssistantMessage, type SessionEvent, type SessionEventMap,
   type SessionEventType, type SurfaceOp, type TurnEndReason,
 } from '@logbook/session'
 import { SESSION_TITLE_EVENT } from '@logbook/session-projection'
@@ -17,7 +17,6 @@ import { SurfaceTrack } from './surface-track.ts'
 import type {
   AssistantItem, CompactionItem, ImportItem, ItemStop, SystemItem, ToolResultItem, UserItem,
 } from './types.ts'
-import { assertNever } from './errors.ts'
 
 /** What the builder needs to know about its source. */
 export interface BuilderSource {

@@ -1,19 +1,26 @@
 /**
  * An imported compaction, written exactly as the compaction plugin writes one (03 §2.1, §2.6): `compaction/start`,
- * `compaction/summary`, the checkpoint `user/message` (`checkpointMessage`) whose surface `replace` swaps the
+ * `compaction/summary`, the checkpoint `user/message` (`summaryNodeMessage`) whose surface `replace` swaps the
  * compacted span for the framed summary, then `compaction/end`. The span starts after a system head and ends before
  * the first item the source kept (all of the surface when it kept none), moved head-ward to a balanced cut so no
  * result loses its call. The originals stay in the log.
  */
 
-import { checkpointMessage, priceEvent, type CompactionTrigger } from '@logbook/compaction'
+import { summaryNodeMessage, type CompactionTrigger } from '@logbook/compaction'
 import { defaultTokenEstimator } from '@logbook/llm'
+import { deriveEventMessage, type SessionEvent } from '@logbook/session'
 import type { EventBuilder } from './builder.ts'
 import { stableUuid } from './content.ts'
 import type { CompactionItem } from './types.ts'
 
 /** Marks `maxTokens` and `instructionVersion` of a summary that Logbook's summariser did not write. */
 export const IMPORTED_SUMMARY_VERSION = 0
+
+/** The price of one event as a surface node (03 §2.4 with the default estimator): 0 when it derives no message. */
+function priceOf(event: SessionEvent): number {
+  const message = deriveEventMessage(event)
+  return message === null ? 0 : defaultTokenEstimator.message(message)
+}
 
 /** The position of the first surface node the source kept, scanning after the head. */
 function keptPosition(builder: EventBuilder, item: CompactionItem, head: number): number {
@@ -46,8 +53,8 @@ export function appendCompaction(builder: EventBuilder, item: CompactionItem): v
   const turn = builder.openTurn
   const trigger: CompactionTrigger = item.trigger === 'manual' ? 'manual' : 'pressure'
   const summary = item.summary ?? 'The conversation was compacted; the source transcript holds no summary text.'
-  const checkpoint = checkpointMessage(compactionId, summary)
-  const shadowedTokenCount = shadowedSeqs.reduce((sum, seq) => sum + priceEvent(defaultTokenEstimator, events[seq]!), 0)
+  const checkpoint = summaryNodeMessage(compactionId, summary)
+  const shadowedTokenCount = shadowedSeqs.reduce((sum, seq) => sum + priceOf(events[seq]!), 0)
   const summaryTokenCount = defaultTokenEstimator.message(checkpoint)
   const { provider, model } = builder.model ?? { provider: builder.source.toolName, model: 'unknown' }
   const startSeq = builder.push('compaction/start', { compactionId, turn, trigger })

@@ -3,6 +3,8 @@
  * what was wrong with it; nothing has been written when one is thrown (importers only read).
  */
 
+import { CodedError } from '@logbook/session'
+
 /** Why an import was refused. */
 export type InteropErrorCode =
   | 'SOURCE_UNREADABLE'
@@ -20,22 +22,9 @@ export const INTEROP_ERROR_CODES: readonly InteropErrorCode[] = Object.freeze([
 ])
 
 /** A refused import: `message` is one line, prefixed with the source file when one is known (not for a stored-id conflict). */
-export class InteropError extends Error {
-  override readonly name = 'InteropError'
-  readonly code: InteropErrorCode
-
-  constructor(code: InteropErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
-    this.code = code
-  }
-}
+export class InteropError extends CodedError<InteropErrorCode> {}
 
 /** True iff `error` is an `InteropError` (with `code`, when given). */
 export function isInteropError(error: unknown, code?: InteropErrorCode): error is InteropError {
   return error instanceof InteropError && (code === undefined || error.code === code)
-}
-
-/** Fails compilation when a closed union gains a member its `switch` does not handle. */
-export function assertNever(value: never): never {
-  throw new Error(`unexpected value ${String(value)}`)
 }

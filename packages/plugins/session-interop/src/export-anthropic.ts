@@ -5,8 +5,7 @@
  * signature an import kept; tool calls become `tool_use` with their arguments as an object, results `tool_result`.
  */
 
-import type { AssistantMessage, ImageBlock, Message, SessionEvent, TextBlock } from '@logbook/session'
-import { assertNever } from './errors.ts'
+import { assertNever, type AssistantMessage, type ImageBlock, type Message, type SessionEvent, type TextBlock } from '@logbook/session'
 import type { AnthropicBlock, AnthropicMessage, AnthropicMessagesExport } from './types.ts'
 import { argumentsObject, imageData, joinedText, modelOf, newestHeader, surfaceOf } from './wire.ts'
 

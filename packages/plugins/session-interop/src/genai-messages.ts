@@ -4,8 +4,7 @@
  * `blob` (inline image bytes) and `uri` (an image by reference) parts.
  */
 
-import type { ImageBlock, JsonValue, Message, TextBlock } from '@logbook/session'
-import { assertNever } from './errors.ts'
+import { assertNever, type ImageBlock, type JsonValue, type Message, type TextBlock } from '@logbook/session'
 import { argumentsValue, imageData, joinedText } from './wire.ts'
 
 /** One message part. */

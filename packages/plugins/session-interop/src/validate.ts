@@ -5,7 +5,7 @@
  * pairing on the final surface. A failure is a defect of the importer, reported as `IMPORT_INVALID`.
  */
 
-import { bracketRelations } from '@logbook/compaction'
+import { bracketRelations } from '@logbook/compaction/invariant'
 import { deriveEventMessage, foldSurface, Session, type SessionEvent, type SessionHeader } from '@logbook/session'
 import { sessionRelations } from '@logbook/session/invariant'
 import { InteropError } from './errors.ts'
