@@ -43,7 +43,7 @@ const rollout = (id: string, text: string): string => [
 ].map(line => `${JSON.stringify(line)}\n`).join('')
 
 describe('logbook import --from and export --format (interop)', () => {
-  it('L-153 claude-code: main, branch and subagent stored; each verifies ok; show is the source conversation', async () => {
+  it('L-181 claude-code: main, branch and subagent stored; each verifies ok; show is the source conversation', async () => {
     const cwd = workspace()
     const run = await logbook(['import', '--from', 'claude-code', 'claude-code.jsonl'], { cwd })
     expect(run.stderr).toBe('')
@@ -71,7 +71,7 @@ describe('logbook import --from and export --format (interop)', () => {
     expect(openai.messages[1]!.content).toBe('Actually, first add a test for the KeyError.')
   })
 
-  it('L-154 codex: one session whose surface is the system head, the summary and the last turn', async () => {
+  it('L-182 codex: one session whose surface is the system head, the summary and the last turn', async () => {
     const cwd = workspace()
     const run = await logbook(['import', '--from', 'codex', 'codex.jsonl'], { cwd })
     expect(run.code).toBe(0)
@@ -84,7 +84,7 @@ describe('logbook import --from and export --format (interop)', () => {
     expect(surface).not.toContain('you> Run it for Paris.')
   })
 
-  it('L-155 pi: the newest branch and its fork both verify ok', async () => {
+  it('L-183 pi: the newest branch and its fork both verify ok', async () => {
     const cwd = workspace()
     const run = await logbook(['import', '--from', 'pi', 'pi.jsonl'], { cwd })
     expect(run.code).toBe(0)
@@ -97,7 +97,7 @@ describe('logbook import --from and export --format (interop)', () => {
     expect(list.some(row => row.startsWith(PI) && row.includes('Weather KeyError'))).toBe(true)
   })
 
-  it('L-159 malformed sources are refused in one line with exit 1, and the store is left byte for byte', async () => {
+  it('L-187 malformed sources are refused in one line with exit 1, and the store is left byte for byte', async () => {
     const cwd = workspace()
     expect((await logbook(['import', '--from', 'codex', 'codex.jsonl'], { cwd })).code).toBe(0)
     const before = tree(join(cwd, '.logbook'))
@@ -125,7 +125,7 @@ describe('logbook import --from and export --format (interop)', () => {
     expect(tree(join(cwd, '.logbook'))).toEqual(before)
   })
 
-  it('L-160 --dry-run prints the same summary and writes nothing; a second import is already imported; --force replaces', async () => {
+  it('L-188 --dry-run prints the same summary and writes nothing; a second import is already imported; --force replaces', async () => {
     const cwd = workspace()
     const dry = await logbook(['import', '--from', 'pi', 'pi.jsonl', '--dry-run'], { cwd })
     expect(dry.code).toBe(0)
@@ -144,7 +144,7 @@ describe('logbook import --from and export --format (interop)', () => {
     expect((await logbook(['verify', `${PI}-branch-1`], { cwd })).code).toBe(0)
   })
 
-  it('L-161 a folder imports every .jsonl below it with progress; a refused file does not stop the others', async () => {
+  it('L-189 a folder imports every .jsonl below it with progress; a refused file does not stop the others', async () => {
     const cwd = tempDir('logbook-interop-')
     mkdirSync(join(cwd, 'sessions', '2026', '03'), { recursive: true })
     for (let n = 1; n <= 21; n++) writeFileSync(join(cwd, 'sessions', '2026', '03', `rollout-${String(n).padStart(2, '0')}.jsonl`), rollout(`codex-${n}`, `prompt ${n}`))
@@ -168,7 +168,7 @@ describe('logbook import --from and export --format (interop)', () => {
     expect(header.header.importedFrom).toEqual({ tool: 'codex', file: join('sessions', '2026', '03', 'rollout-07.jsonl'), sourceId: 'codex-7' })
   })
 
-  it('L-162 export --format anthropic-messages: system apart, tool_use and tool_result blocks, results first', async () => {
+  it('L-190 export --format anthropic-messages: system apart, tool_use and tool_result blocks, results first', async () => {
     const cwd = workspace()
     await logbook(['import', '--from', 'codex', 'codex.jsonl'], { cwd })
     const run = await logbook(['export', CODEX, '--format', 'anthropic-messages'], { cwd })
@@ -181,7 +181,7 @@ describe('logbook import --from and export --format (interop)', () => {
     ])
   })
 
-  it('L-163 export --format otel-genai: spans per turn, response and call; the same export twice is byte-identical', async () => {
+  it('L-191 export --format otel-genai: spans per turn, response and call; the same export twice is byte-identical', async () => {
     const cwd = workspace()
     await logbook(['import', '--from', 'claude-code', 'claude-code.jsonl'], { cwd })
     const first = await logbook(['export', CC, '--format', 'otel-genai'], { cwd })
@@ -196,7 +196,7 @@ describe('logbook import --from and export --format (interop)', () => {
     expect(spans.every(span => span.attributes.some(a => a.key === 'gen_ai.conversation.id' && a.value.stringValue === CC))).toBe(true)
   })
 
-  it('L-164 --as names a single file\'s session; usage errors for a bad source, --as with a folder, and logbook-only flags', async () => {
+  it('L-192 --as names a single file\'s session; usage errors for a bad source, --as with a folder, and logbook-only flags', async () => {
     const cwd = workspace()
     const run = await logbook(['import', '--from', 'codex', 'codex.jsonl', '--as', 'mine', '--json'], { cwd })
     expect(run.code).toBe(0)

@@ -24,7 +24,7 @@ function build(items: ImportItem[], branches: ImportItem[][] = []): { sessions: 
 const reasons = (events: readonly SessionEvent[]) => ofType(events, 'turn/end').map(e => (e.data as { reason: { kind: string } }).reason.kind)
 
 describe('the conversation builder', () => {
-  it('L-157 a kept entry inside a call/result group moves the cut before that group, so no result loses its call', async () => {
+  it('L-185 a kept entry inside a call/result group moves the cut before that group, so no result loses its call', async () => {
     const items = [user('u1', 'one'), calls('a1', 'c1'), result('r1', 'c1'), answer('a2', 'done'),
       { kind: 'compaction', key: 'k1', trigger: 'auto', summary: 'S', keepFromKey: 'r1' } as ImportItem, user('u2', 'two')]
     const { sessions } = build(items)
@@ -33,20 +33,20 @@ describe('the conversation builder', () => {
     await createInStore(sessions)
   })
 
-  it('L-157 a compaction with nothing before it to replace is skipped and noted', () => {
+  it('L-185 a compaction with nothing before it to replace is skipped and noted', () => {
     const { sessions, report } = build([{ kind: 'compaction', key: 'k0', trigger: 'manual', summary: 'S' }, user('u1', 'hi')])
     expect(ofType(sessions[0]!.events, 'compaction/start')).toHaveLength(0)
     expect(report.report('pi', 2).skipped).toEqual({ 'compaction with nothing to replace': 1 })
   })
 
-  it('L-157 a compaction after tool results, mid-turn, is owned by the open turn', () => {
+  it('L-185 a compaction after tool results, mid-turn, is owned by the open turn', () => {
     const { sessions } = build([user('u1', 'go'), calls('a1', 'c1'), result('r1', 'c1'), { kind: 'compaction', key: 'k1', trigger: 'auto', summary: 'S' }, answer('a2', 'done')])
     const events = sessions[0]!.events
     expect(ofType(events, 'compaction/start')[0]!.data).toMatchObject({ turn: 1, trigger: 'pressure' })
     expect(ofType(events, 'turn/start')).toHaveLength(1)
   })
 
-  it('L-156 a message sent beside tool calls and results stays in its turn; a prompt after the final answer opens the next', () => {
+  it('L-184 a message sent beside tool calls and results stays in its turn; a prompt after the final answer opens the next', () => {
     const { sessions } = build([user('u1', 'go'), calls('a1', 'c1', 'c2'), result('r1', 'c1'), user('u2', 'also this'), result('r2', 'c2'),
       user('u3', 'and this'), answer('a2', 'done'), user('u4', 'next')])
     const events = sessions[0]!.events
@@ -56,7 +56,7 @@ describe('the conversation builder', () => {
       'user: and this', 'assistant: done', 'user: next'])
   })
 
-  it('L-156 a call id repeated in one response is dropped and reported; results cite their tool/call', () => {
+  it('L-184 a call id repeated in one response is dropped and reported; results cite their tool/call', () => {
     const { sessions, report } = build([user('u1', 'go'), calls('a1', 'c1', 'c1'), result('r1', 'c1')])
     const events = sessions[0]!.events
     expect(ofType(events, 'tool/call')).toHaveLength(1)
@@ -65,19 +65,19 @@ describe('the conversation builder', () => {
     expect(report.report('pi', 0).skipped).toEqual({ 'repeated tool call': 1 })
   })
 
-  it('L-156 a turn ends max-tokens after a cut-off answer; a response with no prompt opens its own turn', () => {
+  it('L-184 a turn ends max-tokens after a cut-off answer; a response with no prompt opens its own turn', () => {
     const { sessions } = build([answer('a0', 'hello first'), user('u1', 'go'), answer('a1', 'trunc', { stop: 'max-tokens' })])
     expect(reasons(sessions[0]!.events)).toEqual(['completed', 'max-tokens'])
   })
 
-  it('L-153 a converted log that Logbook would refuse is IMPORT_INVALID, naming the session and the rule', () => {
+  it('L-181 a converted log that Logbook would refuse is IMPORT_INVALID, naming the session and the rule', () => {
     expect(() => build([user('u1', 'go'), { kind: 'assistant', key: 'a1', provider: '', model: 'm', blocks: [] }])).toThrow(expect.objectContaining({
       code: 'IMPORT_INVALID',
       message: 'test: the converted session "src" is not a valid Logbook session: seed event at index 3: event "request/header": data.header.config.provider must be a non-empty string',
     }))
   })
 
-  it('L-153 a branch that shares no history with the session is skipped and noted', () => {
+  it('L-181 a branch that shares no history with the session is skipped and noted', () => {
     const { sessions, report } = build([user('u1', 'one')], [[user('x1', 'other')]])
     expect(sessions).toHaveLength(1)
     expect(report.report('pi', 0).notes).toEqual(['the branch ending at leaf shares no history with the session and was skipped'])

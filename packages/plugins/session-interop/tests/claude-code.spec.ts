@@ -14,7 +14,7 @@ async function imported(): Promise<ImportResult> {
 }
 
 describe('importClaudeCode', () => {
-  it('L-153 the main session ends at the summary\'s leaf, the older branch is a fork, the sidechain a subagent', async () => {
+  it('L-181 the main session ends at the summary\'s leaf, the older branch is a fork, the sidechain a subagent', async () => {
     const { sessions } = await imported()
     expect(sessions.map(s => [s.role, s.header.id, s.header.importedFrom?.leaf])).toEqual([
       ['main', SID, 'u5'], ['branch', `${SID}-branch-1`, 'a8'], ['subagent', `${SID}-agent-agent7`, 's-4'],
@@ -26,13 +26,13 @@ describe('importClaudeCode', () => {
     expect(main!.counts).toEqual({ events: main!.events.length, turns: 3, toolCalls: 5 })
   })
 
-  it('L-153 every session passes the session and compaction companions in a real store', async () => {
+  it('L-181 every session passes the session and compaction companions in a real store', async () => {
     const { sessions } = await imported()
     const stored = await createInStore(sessions)
     expect(stored.map(events => events.length)).toEqual(sessions.map(s => s.events.length))
   })
 
-  it('L-153 the transcript is the source conversation, one assistant message per API response', async () => {
+  it('L-181 the transcript is the source conversation, one assistant message per API response', async () => {
     const { sessions } = await imported()
     expect(transcript(sessions[0]!.events)).toEqual([
       'user: Show me the weather files and read both.',
@@ -59,7 +59,7 @@ describe('importClaudeCode', () => {
     expect(raws).toEqual(['tool_use', 'end_turn', 'tool_use', 'tool_use', 'end_turn', 'tool_use'])
   })
 
-  it('L-157 the compaction is the compaction plugin\'s bracket: the summary replaces the surface, the originals stay', async () => {
+  it('L-185 the compaction is the compaction plugin\'s bracket: the summary replaces the surface, the originals stay', async () => {
     const main = (await imported()).sessions[0]!.events
     const types = main.map(event => event.type)
     const start = types.indexOf('compaction/start' as SessionEvent['type'])
@@ -74,7 +74,7 @@ describe('importClaudeCode', () => {
     expect(surface(main).slice(1)).toEqual(transcript(main).slice(11))
   })
 
-  it('L-156 the unanswered Write call is closed with a result saying the source had none; the turn was interrupted', async () => {
+  it('L-184 the unanswered Write call is closed with a result saying the source had none; the turn was interrupted', async () => {
     const main = (await imported()).sessions[0]!.events
     const results = ofType(main, 'tool/result') as SessionEvent<'tool/result'>[]
     const synthetic = results.at(-1)! as SessionEvent<'tool/result'> & { sourceEventSeqs: number[] }
@@ -84,7 +84,7 @@ describe('importClaudeCode', () => {
     expect(results.find(result => result.data.message.source.callId === 'toolu_03')!.data.error).toEqual({ name: 'ToolError', code: 'TOOL_ERROR' })
   })
 
-  it('L-153 the branch is the main session\'s own prefix up to the branch point, then its own turn', async () => {
+  it('L-181 the branch is the main session\'s own prefix up to the branch point, then its own turn', async () => {
     const [main, branch] = (await imported()).sessions
     const n = branch!.inheritedEventCount
     expect(branch!.events.slice(0, n)).toEqual(main!.events.slice(0, n))
@@ -93,7 +93,7 @@ describe('importClaudeCode', () => {
     expect(transcript(branch!.events).slice(-2)).toEqual(['user: Fix the KeyError.', 'assistant: I\'ll patch main.py to use CITIES.get.'])
   })
 
-  it('L-153 the subagent session is the sidechain conversation', async () => {
+  it('L-181 the subagent session is the sidechain conversation', async () => {
     const agent = (await imported()).sessions[2]!
     expect(transcript(agent.events)).toEqual([
       'user: Search the repo for KeyError handling',
@@ -103,7 +103,7 @@ describe('importClaudeCode', () => {
     ])
   })
 
-  it('L-158 the image keeps its bytes as a data: URI pinned by size and SHA-256; thinking keeps its signature', async () => {
+  it('L-186 the image keeps its bytes as a data: URI pinned by size and SHA-256; thinking keeps its signature', async () => {
     const main = (await imported()).sessions[0]!.events
     const prompt = ofType(main, 'user/message')[1] as SessionEvent<'user/message'>
     const bytes = Buffer.from(PNG, 'base64')
@@ -115,7 +115,7 @@ describe('importClaudeCode', () => {
     expect(first.data.message.source.replayState).toEqual({ thinkingSignatures: ['c2lnbmF0dXJlLTE='] })
   })
 
-  it('L-153 the report counts what became no event by type, marks the unknown types, and the title is the summary', async () => {
+  it('L-181 the report counts what became no event by type, marks the unknown types, and the title is the summary', async () => {
     const { report, sessions } = await imported()
     expect(report).toEqual({
       tool: 'claude-code', file: fixture('claude-code.jsonl'), sourceId: SID, records: 30,
@@ -125,7 +125,7 @@ describe('importClaudeCode', () => {
     expect(sessions[0]!.events.at(-1)).toMatchObject({ type: 'session/title', ignorable: true, data: { title: 'Weather CLI: tests for the KeyError' } })
   })
 
-  it('L-164 an explicit id names the main session and derives the others; text input works without a file', async () => {
+  it('L-192 an explicit id names the main session and derives the others; text input works without a file', async () => {
     const text = readFileSync(fixture('claude-code.jsonl'), 'utf8')
     const { sessions, report } = await importClaudeCode({ text }, { id: 'weather' })
     expect(sessions.map(s => s.header.id)).toEqual(['weather', 'weather-branch-1', 'weather-agent-agent7'])
@@ -133,7 +133,7 @@ describe('importClaudeCode', () => {
     expect(report.file).toBeUndefined()
   })
 
-  it('L-153 the same source imports to the same events twice', async () => {
+  it('L-181 the same source imports to the same events twice', async () => {
     const [a, b] = [await imported(), await imported()]
     expect(JSON.stringify(a.sessions)).toBe(JSON.stringify(b.sessions))
   })

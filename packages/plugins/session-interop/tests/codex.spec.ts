@@ -9,7 +9,7 @@ const meta = (payload: Record<string, unknown>) => ({ timestamp: '2026-03-03T09:
 const item = (payload: Record<string, unknown>) => ({ timestamp: '2026-03-03T09:00:01.000Z', type: 'response_item', payload })
 
 describe('importCodex', () => {
-  it('L-154 a rollout is one session: instructions as the system head, the conversation as the model saw it', async () => {
+  it('L-182 a rollout is one session: instructions as the system head, the conversation as the model saw it', async () => {
     const { sessions } = await importCodex({ path: fixture('codex.jsonl') })
     expect(sessions).toHaveLength(1)
     const { header, events, counts } = sessions[0]!
@@ -37,7 +37,7 @@ describe('importCodex', () => {
     await createInStore(sessions)
   })
 
-  it('L-154 token_count prices the request before it; the model follows turn_context; reasoning without text is counted', async () => {
+  it('L-182 token_count prices the request before it; the model follows turn_context; reasoning without text is counted', async () => {
     const { sessions, report } = await importCodex({ path: fixture('codex.jsonl') })
     const messages = ofType(sessions[0]!.events, 'assistant/message') as SessionEvent<'assistant/message'>[]
     expect(messages.map(m => m.data.usage)).toEqual([
@@ -57,7 +57,7 @@ describe('importCodex', () => {
     expect(report.unknownTypes).toEqual(['world_state'])
   })
 
-  it('L-157 compacted replaces everything after the system head; turn_aborted ends the last turn, its call closed', async () => {
+  it('L-185 compacted replaces everything after the system head; turn_aborted ends the last turn, its call closed', async () => {
     const { events } = (await importCodex({ path: fixture('codex.jsonl') })).sessions[0]!
     const start = ofType(events, 'compaction/start')[0]!
     expect(start.data).toMatchObject({ turn: null, trigger: 'pressure' })
@@ -71,7 +71,7 @@ describe('importCodex', () => {
     expect(events.at(-1)).toMatchObject({ type: 'session/title', data: { title: 'Weather CLI: KeyError' } })
   })
 
-  it('L-154 a subagent rollout links to the thread that spawned it; a forked one to the thread it came from', async () => {
+  it('L-182 a subagent rollout links to the thread that spawned it; a forked one to the thread it came from', async () => {
     const parent = '0199a1b2-0000-7000-8000-000000000001'
     const talk = [item({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }),
       item({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'hello' }] })]
@@ -82,7 +82,7 @@ describe('importCodex', () => {
     expect(fork.sessions[0]!.header.origin).toBeUndefined()
   })
 
-  it('L-154 a call output in content items and a custom tool output both answer their calls', async () => {
+  it('L-182 a call output in content items and a custom tool output both answer their calls', async () => {
     const { sessions } = await importCodex({
       text: rollout(
         meta({ id: 'items-1' }),
@@ -96,7 +96,7 @@ describe('importCodex', () => {
     expect(transcript(sessions[0]!.events).slice(-2)).toEqual(['tool c1: seen', 'tool c2: patched'])
   })
 
-  it('L-154 a refusal in the model\'s output is kept as a refusal part', async () => {
+  it('L-182 a refusal in the model\'s output is kept as a refusal part', async () => {
     const { sessions } = await importCodex({
       text: rollout(
         meta({ id: 'refuse-1' }),

@@ -13,7 +13,7 @@ async function beforeCompaction() {
 }
 
 describe('exportAnthropicMessages', () => {
-  it('L-162 the surface as a Messages request: thinking with its signature, tool_use and tool_result, images as base64', async () => {
+  it('L-190 the surface as a Messages request: thinking with its signature, tool_use and tool_result, images as base64', async () => {
     const session = await beforeCompaction()
     const body = exportAnthropicMessages(session.events)
     expect(body.model).toBe('claude-sonnet-4-5-20250929')
@@ -43,7 +43,7 @@ describe('exportAnthropicMessages', () => {
     ])
   })
 
-  it('L-162 consecutive user messages merge, tool results first; the system head goes to system', async () => {
+  it('L-190 consecutive user messages merge, tool results first; the system head goes to system', async () => {
     const main = (await importClaudeCode({ path: fixture('claude-code.jsonl') })).sessions[0]!
     const body = exportAnthropicMessages(main.events)
     expect(body.messages.map(message => [message.role, message.content.map(block => block.type)])).toEqual([
@@ -59,7 +59,7 @@ describe('exportAnthropicMessages', () => {
     expect(withSystem.messages[0]!.role).toBe('user')
   })
 
-  it('L-162 arguments that are not a JSON object are kept under "arguments"', async () => {
+  it('L-190 arguments that are not a JSON object are kept under "arguments"', async () => {
     const codex = (await importCodex({ path: fixture('codex.jsonl') })).sessions[0]!
     const body = exportAnthropicMessages(codex.events)
     const patch = body.messages.flatMap(message => message.content).find(block => block.type === 'tool_use')

@@ -16,7 +16,7 @@ const attr = (span: OtlpSpan, key: string): unknown => {
 }
 
 describe('exportOtelGenAi', () => {
-  it('L-163 one invoke_agent trace per turn, a chat span per response, an execute_tool span per call', async () => {
+  it('L-191 one invoke_agent trace per turn, a chat span per response, an execute_tool span per call', async () => {
     const body = await exported()
     expect(body.resourceSpans[0]!.scopeSpans[0]!.schemaUrl).toBe(`https://opentelemetry.io/schemas/${GENAI_SEMCONV_VERSION}`)
     expect(GENAI_SEMCONV_VERSION).toBe('1.41.0')
@@ -39,7 +39,7 @@ describe('exportOtelGenAi', () => {
     expect(new Set(roots.map(root => root.traceId)).size).toBe(3)
   })
 
-  it('L-163 chat spans carry the messages the model saw and said, as parts, and the usage', async () => {
+  it('L-191 chat spans carry the messages the model saw and said, as parts, and the usage', async () => {
     const spans = spansOf(await exported())
     const first = spans[0]!
     expect(first.kind).toBe(3)
@@ -66,7 +66,7 @@ describe('exportOtelGenAi', () => {
     expect(withImage.at(-1)!.parts.map(part => part.type)).toEqual(['text', 'blob'])
   })
 
-  it('L-163 failed tool calls and an interrupted turn have error status and error.type', async () => {
+  it('L-191 failed tool calls and an interrupted turn have error status and error.type', async () => {
     const spans = spansOf(await exported())
     const bash = spans.find(span => span.name === 'execute_tool Bash')!
     expect(bash.status).toEqual({ code: 2, message: 'Traceback (most recent call last):\nKeyError: \'Paris\'' })
@@ -78,7 +78,7 @@ describe('exportOtelGenAi', () => {
     expect(spans[4]!.status).toBeUndefined()
   })
 
-  it('L-163 the same log exports to the same bytes; other sessions get other ids', async () => {
+  it('L-191 the same log exports to the same bytes; other sessions get other ids', async () => {
     expect(JSON.stringify(await exported())).toBe(JSON.stringify(await exported()))
     const codex = (await importCodex({ path: fixture('codex.jsonl') })).sessions[0]!
     const other = spansOf(exportOtelGenAi(codex.events, codex.header))
@@ -87,7 +87,7 @@ describe('exportOtelGenAi', () => {
     expect(attr(other.find(span => span.name.startsWith('chat'))!, 'gen_ai.system_instructions')).toBe(JSON.stringify([{ type: 'text', content: 'Follow AGENTS.md: run the tests before you finish.' }]))
   })
 
-  it('L-163 a chat span records the newest maxInputMessages of its input and counts the older ones it left out', async () => {
+  it('L-191 a chat span records the newest maxInputMessages of its input and counts the older ones it left out', async () => {
     const main = (await importClaudeCode({ path: fixture('claude-code.jsonl') })).sessions[0]!
     const spans = spansOf(exportOtelGenAi(main.events, main.header, { maxInputMessages: 2 }))
     const chat = spans[5]!
@@ -99,7 +99,7 @@ describe('exportOtelGenAi', () => {
     expect(attr(spans[0]!, 'logbook.input.messages.omitted')).toBeUndefined()
   })
 
-  it('L-163 without content, spans keep their structure and usage but no messages, arguments or results', async () => {
+  it('L-191 without content, spans keep their structure and usage but no messages, arguments or results', async () => {
     const spans = spansOf(await exported(false))
     const keys = new Set(spans.flatMap(span => span.attributes.map(a => a.key)))
     for (const key of ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result']) expect(keys.has(key)).toBe(false)

@@ -19,21 +19,21 @@ async function refusal(run: Promise<ImportResult>): Promise<InteropError> {
 }
 
 describe('malformed sources', () => {
-  it('L-159 a line that is not JSON refuses the file, naming the line', async () => {
+  it('L-187 a line that is not JSON refuses the file, naming the line', async () => {
     const text = `${JSON.stringify(cc('u1', null, 'user', 'hi'))}\n{not json\n${JSON.stringify(cc('a1', 'u1', 'assistant', []))}\n`
     const error = await refusal(importClaudeCode({ text }, { file: 'broken.jsonl' }))
     expect(error.code).toBe('SOURCE_NOT_JSON')
     expect(error.message).toMatch(/^broken\.jsonl: line 2 is not JSON: /)
   })
 
-  it('L-159 a torn final line (no newline) is skipped and noted; the rest imports', async () => {
+  it('L-187 a torn final line (no newline) is skipped and noted; the rest imports', async () => {
     const text = `${JSON.stringify(cc('u1', null, 'user', 'hi'))}\n{"type":"assistant","uuid":"a1","par`
     const { sessions, report } = await importClaudeCode({ text })
     expect(transcript(sessions[0]!.events)).toEqual(['user: hi'])
     expect(report.notes).toEqual(['the final line is incomplete (the file was being written) and was skipped'])
   })
 
-  it('L-159 an empty file, or one of blank lines, is SOURCE_EMPTY', async () => {
+  it('L-187 an empty file, or one of blank lines, is SOURCE_EMPTY', async () => {
     for (const text of ['', '\n\n  \n']) {
       const error = await refusal(importClaudeCode({ text }, { file: 'empty.jsonl' }))
       expect([error.code, error.message]).toEqual(['SOURCE_EMPTY', 'empty.jsonl: the file is empty'])
@@ -42,7 +42,7 @@ describe('malformed sources', () => {
     expect([none.code, none.message]).toEqual(['SOURCE_EMPTY', 'meta.jsonl: the file holds no conversation to import'])
   })
 
-  it('L-159 a record whose parent is not in the file, or a cycle, refuses the file', async () => {
+  it('L-187 a record whose parent is not in the file, or a cycle, refuses the file', async () => {
     const missing = await refusal(importClaudeCode({ text: jsonl(cc('u1', null, 'user', 'hi'), cc('a1', 'gone', 'assistant', [])) }, { file: 't.jsonl' }))
     expect([missing.code, missing.message]).toEqual(['SOURCE_MALFORMED', 't.jsonl: line 2: record a1 names parent gone, which is not in the file'])
     const cycle = await refusal(importClaudeCode({ text: jsonl(cc('u1', 'a1', 'user', 'hi'), cc('a1', 'u1', 'assistant', [])) }, { file: 't.jsonl' }))
@@ -50,7 +50,7 @@ describe('malformed sources', () => {
     expect(cycle.message).toMatch(/^t\.jsonl: line \d: the parents of record (u1|a1) form a cycle$/)
   })
 
-  it('L-156 an orphan tool result is skipped and reported; the import goes on', async () => {
+  it('L-184 an orphan tool result is skipped and reported; the import goes on', async () => {
     const text = jsonl(
       cc('u1', null, 'user', 'hi'),
       cc('r1', 'u1', 'user', [{ type: 'tool_result', tool_use_id: 'toolu_nobody', content: 'stray' }]),
@@ -62,14 +62,14 @@ describe('malformed sources', () => {
     expect(report.notes).toEqual(['a tool result for call toolu_nobody, which no open model response requested, was skipped'])
   })
 
-  it('L-159 pi without its session header and Codex without session_meta are SOURCE_MALFORMED', async () => {
+  it('L-187 pi without its session header and Codex without session_meta are SOURCE_MALFORMED', async () => {
     const pi = await refusal(importPi({ text: jsonl({ type: 'message', id: 'e1', parentId: null, message: { role: 'user', content: 'x' } }) }, { file: 'p.jsonl' }))
     expect([pi.code, pi.message]).toEqual(['SOURCE_MALFORMED', 'p.jsonl: line 1 is not a pi session header ({"type":"session",…})'])
     const codex = await refusal(importCodex({ text: jsonl({ type: 'response_item', payload: { type: 'message', role: 'user', content: [] } }) }, { file: 'c.jsonl' }))
     expect([codex.code, codex.message]).toEqual(['SOURCE_MALFORMED', 'c.jsonl: no session_meta record: this is not a Codex rollout'])
   })
 
-  it('L-164 a source id Logbook cannot use is INVALID_SESSION_ID unless an id is given', async () => {
+  it('L-192 a source id Logbook cannot use is INVALID_SESSION_ID unless an id is given', async () => {
     const text = jsonl({ ...cc('u1', null, 'user', 'hi'), sessionId: 'has spaces' })
     const error = await refusal(importClaudeCode({ text }, { file: 'x.jsonl' }))
     expect([error.code, error.message]).toEqual(['INVALID_SESSION_ID', 'x.jsonl: the source session id "has spaces" is not a valid Logbook session id (import it under another id)'])
@@ -77,7 +77,7 @@ describe('malformed sources', () => {
     expect(sessions[0]!.header.id).toBe('fine')
   })
 
-  it('L-159 a path that cannot be read is SOURCE_UNREADABLE naming it', async () => {
+  it('L-187 a path that cannot be read is SOURCE_UNREADABLE naming it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'interop-'))
     const error = await refusal(importPi({ path: join(dir, 'missing.jsonl') }))
     expect(error.code).toBe('SOURCE_UNREADABLE')
@@ -86,7 +86,7 @@ describe('malformed sources', () => {
     expect((await importPi({ path: join(dir, 'ok.jsonl') })).report.file).toBe(join(dir, 'ok.jsonl'))
   })
 
-  it('L-156 records that are not objects, unknown block types and unknown record types are counted, never a crash', async () => {
+  it('L-184 records that are not objects, unknown block types and unknown record types are counted, never a crash', async () => {
     const text = jsonl(
       42,
       { type: 'brand-new-kind', uuid: 'z' },

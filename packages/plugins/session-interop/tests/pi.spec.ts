@@ -7,7 +7,7 @@ const SID = '3f2a9c1e-7b6d-4e5f-9a8b-7c6d5e4f3a2b'
 const lines = (...values: unknown[]): string => values.map(value => `${JSON.stringify(value)}\n`).join('')
 
 describe('importPi', () => {
-  it('L-155 the newest leaf is the session, the other leaf a fork at the compaction', async () => {
+  it('L-183 the newest leaf is the session, the other leaf a fork at the compaction', async () => {
     const { sessions } = await importPi({ path: fixture('pi.jsonl') })
     expect(sessions.map(s => [s.role, s.header.id, s.header.importedFrom?.leaf])).toEqual([
       ['main', SID, 'e21'], ['branch', `${SID}-branch-1`, 'e15'],
@@ -34,7 +34,7 @@ describe('importPi', () => {
     await createInStore(sessions)
   })
 
-  it('L-157 the compaction keeps the entries from firstKeptEntryId on the surface', async () => {
+  it('L-185 the compaction keeps the entries from firstKeptEntryId on the surface', async () => {
     const main = (await importPi({ path: fixture('pi.jsonl') })).sessions[0]!.events
     const view = surface(main)
     expect(view[0]).toMatch(/^user\(compaction\): .*The user is fixing a KeyError in main.py/s)
@@ -42,7 +42,7 @@ describe('importPi', () => {
     expect(ofType(main, 'compaction/summary')[0]!.data).toMatchObject({ maxTokens: 0, instructionVersion: 0, provider: 'anthropic', model: 'claude-sonnet-4-5' })
   })
 
-  it('L-155 usage, stop reasons, the thinking signature and the title come from the entries', async () => {
+  it('L-183 usage, stop reasons, the thinking signature and the title come from the entries', async () => {
     const { sessions, report } = await importPi({ path: fixture('pi.jsonl') })
     const main = sessions[0]!.events
     const first = ofType(main, 'assistant/message')[0] as SessionEvent<'assistant/message'>
@@ -54,7 +54,7 @@ describe('importPi', () => {
     expect(report.unknownTypes).toEqual(['mystery_entry'])
   })
 
-  it('L-155 a version 1 file (no ids) is a plain sequence; error and aborted stops end their turns so', async () => {
+  it('L-183 a version 1 file (no ids) is a plain sequence; error and aborted stops end their turns so', async () => {
     const { sessions } = await importPi({
       text: lines(
         { type: 'session', id: 'v1', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/w' },

@@ -34,7 +34,7 @@ describe('storing imports', () => {
     return plan.map(entry => [entry.session.header.id, entry.action, entry.existingId])
   }
 
-  it('L-160 a first import creates every session; the same import again is skipped; --force replaces it', async () => {
+  it('L-188 a first import creates every session; the same import again is skipped; --force replaces it', async () => {
     const { sessions } = await importPi({ path: fixture('pi.jsonl') })
     expect(await store(sessions)).toEqual([[PI, 'create', undefined], [`${PI}-branch-1`, 'create', undefined]])
     expect(await persistence.readFrom(PI, 0)).toEqual(sessions[0]!.events)
@@ -45,7 +45,7 @@ describe('storing imports', () => {
     expect(await persistence.readFrom(`${PI}-branch-1`, 0)).toEqual(sessions[1]!.events)
   })
 
-  it('L-160 an import stored under another id is already imported there; an id held by anything else is refused', async () => {
+  it('L-188 an import stored under another id is already imported there; an id held by anything else is refused', async () => {
     const { sessions } = await importPi({ path: fixture('pi.jsonl') }, { id: 'mine' })
     await store(sessions)
     const again = await importPi({ path: fixture('pi.jsonl') })
@@ -56,7 +56,7 @@ describe('storing imports', () => {
       'session "mine" already exists and is not an import of this source; import under another id with --as <id>')
   })
 
-  it('L-160 an earlier import of the same source with another leaf is refused without --force and replaced with it', async () => {
+  it('L-188 an earlier import of the same source with another leaf is refused without --force and replaced with it', async () => {
     const { sessions } = await importPi({ path: fixture('pi.jsonl') })
     const earlier = sessions.map(session => ({ ...session, header: { ...session.header, importedFrom: { ...session.header.importedFrom!, leaf: 'older' } } }))
     await store(earlier)
@@ -68,7 +68,7 @@ describe('storing imports', () => {
     expect(planStore(sessions, stored, { force: true }).map(entry => entry.action)).toEqual(['replace', 'replace'])
   })
 
-  it('L-160 when a later write fails, the sessions this call created are deleted again', async () => {
+  it('L-188 when a later write fails, the sessions this call created are deleted again', async () => {
     const { sessions } = await importPi({ path: fixture('pi.jsonl') })
     const stored = await storedImports(persistence)
     const plan = planStore(sessions, stored)
