@@ -21,6 +21,7 @@ import {
   type PersistenceCapabilities,
   type PhysicalScan,
   type ProjectionCheckpoint,
+  type StoreLocation,
 } from '@logbook/session-persistence'
 import { readCheckpointRow, writeCheckpointRow } from './checkpoints.ts'
 import { breakLease, dropLease, readLease, requireLease, takeLease } from './lease.ts'
@@ -67,6 +68,12 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
   /** Where the database lives (`undefined` for `:memory:`). */
   get location(): string | undefined {
     return this.store.path === ':memory:' ? undefined : this.store.path
+  }
+
+  /** The database file (02 §1.1 `storeLocation`); none for `:memory:`. */
+  get storeLocation(): StoreLocation | undefined {
+    const path = this.location
+    return path === undefined ? undefined : { kind: 'file', path }
   }
 
   async start(signal: AbortSignal): Promise<void> {
