@@ -166,7 +166,7 @@ export class IndexStore {
       const current = this.statement('SELECT key, version FROM search_sessions WHERE id = ?').get(id) as { key: number; version: number } | undefined
       if ((current?.version ?? null) !== expected) return false
       let key = current?.key
-      if (key !== undefined && step.reset) this.statement('DELETE FROM search_texts WHERE session_key = ?').run(key)
+      if (key !== undefined && step.reset) this.dropTexts(key)
       const { fold } = step
       const state = [step.revision, fold.count, fold.resume, fold.turn, fold.last?.type ?? null, fold.last?.time ?? null,
         JSON.stringify(fold.nodes), JSON.stringify(fold.title), titleOf(fold), step.inherited, step.updatedAt]
@@ -180,11 +180,24 @@ export class IndexStore {
           WHERE key = ?`).run(...state, key)
       }
       const insert = this.statement('INSERT INTO search_texts (session_key, seq, turn, type, field, on_surface, text) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      for (const row of step.rows) insert.run(key, row.seq, row.turn, row.type, row.field, row.onSurface ? 1 : 0, row.text)
+      const words = this.statement('INSERT INTO search_words (rowid, text) VALUES (?, ?)')
+      const grams = this.statement('INSERT INTO search_grams (rowid, text) VALUES (?, ?)')
+      for (const row of step.rows) {
+        const id = insert.run(key, row.seq, row.turn, row.type, row.field, row.onSurface ? 1 : 0, row.text).lastInsertRowid
+        words.run(id, row.text)
+        grams.run(id, row.text)
+      }
       const shadow = this.statement('UPDATE search_texts SET on_surface = 0 WHERE session_key = ? AND seq = ?')
       for (const seq of step.shadowed) shadow.run(key, seq)
       return true
     }).immediate()
+  }
+
+  /** Remove the texts of session `key` from both FTS indexes (external content: they need the old text), then the table. */
+  private dropTexts(key: number): void {
+    this.statement("INSERT INTO search_words (search_words, rowid, text) SELECT 'delete', id, text FROM search_texts WHERE session_key = ?").run(key)
+    this.statement("INSERT INTO search_grams (search_grams, rowid, text) SELECT 'delete', id, text FROM search_texts WHERE session_key = ?").run(key)
+    this.statement('DELETE FROM search_texts WHERE session_key = ?').run(key)
   }
 
   /** Record that the index of `id` matches stored revision `revision` (an empty entry when `id` is new). */
@@ -200,7 +213,7 @@ export class IndexStore {
     return this.db().transaction((): boolean => {
       const row = this.statement('SELECT key FROM search_sessions WHERE id = ?').get(id) as { key: number } | undefined
       if (row === undefined) return false
-      this.statement('DELETE FROM search_texts WHERE session_key = ?').run(row.key)
+      this.dropTexts(row.key)
       this.statement('DELETE FROM search_sessions WHERE key = ?').run(row.key)
       return true
     }).immediate()

@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { SearchIndexFailedEvent } from '../src/index.ts'
-import { brief, createSession, jsonlStore, mountApp, type TestApp, turn } from './helpers.ts'
+import { brief, checkIndex, createSession, jsonlStore, mountApp, type TestApp, turn } from './helpers.ts'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
@@ -60,6 +60,7 @@ describe('an index that cannot be written', () => {
     release()
     expect(brief(await t.search.query('lynx')).sort()).toEqual([`s1@${second.user} user surface`, `s1@${third.user} user surface`].sort())
     expect(t.search.counts()).toEqual({ sessions: 1, texts: 6 })
+    checkIndex(t.search.indexLocation)
     expect(warnings(t)).toHaveLength(1)
   })
 
@@ -80,5 +81,6 @@ describe('an index that cannot be written', () => {
     expect(progress).toEqual(['1/1 s2'])
     expect((await t.search.query('ibex')).length).toBe(2)
     expect(t.search.counts()).toEqual({ sessions: 1, texts: 4 })
+    checkIndex(t.search.indexLocation)
   })
 })

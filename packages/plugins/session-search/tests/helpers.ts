@@ -11,6 +11,7 @@ import SessionStore, {
 } from '@logbook/session'
 import JsonlSessionPersistence from '@logbook/session-persistence-jsonl'
 import SqliteSessionPersistence from '@logbook/session-persistence-sqlite'
+import Database from 'better-sqlite3'
 import { afterAll } from 'vitest'
 import SessionSearch, { type SessionSearchConfig } from '../src/index.ts'
 
@@ -153,4 +154,18 @@ export function brief(hits: readonly { sessionId: string; seq: number; field: st
 /** The matched texts of a hit's snippet. */
 export function matches(hit: { snippet: readonly { text: string; match: boolean }[] }): string[] {
   return hit.snippet.filter(part => part.match).map(part => part.text)
+}
+
+/**
+ * Run FTS5's `integrity-check` on both indexes of the index file at `path` (on a connection of its own): it throws
+ * when an index holds an entry its texts do not, or misses one they do.
+ */
+export function checkIndex(path: string): void {
+  const db = new Database(path)
+  try {
+    db.exec("INSERT INTO search_words (search_words, rank) VALUES ('integrity-check', 1)")
+    db.exec("INSERT INTO search_grams (search_grams, rank) VALUES ('integrity-check', 1)")
+  } finally {
+    db.close()
+  }
 }

@@ -6,7 +6,7 @@
 import { type Session, SessionId } from '@logbook/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { COMPACTION_TYPES, compact, prune, requestErrorStep } from './events.ts'
-import { brief, createSession, detachSession, jsonlStore, matches, mountApp, type TestApp, turn } from './helpers.ts'
+import { brief, checkIndex, createSession, detachSession, jsonlStore, matches, mountApp, type TestApp, turn } from './helpers.ts'
 
 const apps: TestApp[] = []
 afterEach(async () => {
@@ -145,6 +145,7 @@ describe('what is searchable', () => {
     await t.app.sessionPersistence.delete('doomed', { confirm: 'delete-session', sessionId: 'doomed', revision })
     expect((await t.search.query('narwhal')).map(hit => hit.sessionId)).toEqual(['kept'])
     expect(t.search.counts().sessions).toBe(1)
+    checkIndex(t.search.indexLocation)
   })
 
   it('F-018 a fork child’s hits in the prefix it inherited say so', async () => {
