@@ -1,7 +1,7 @@
 /**
- * Running a query plan against the index (spec 04 §2.3): ranked by bm25 (then the newest session, then seq), with
- * FTS5's `snippet()` cutting the text around the matches; a plan with only short substring terms scans with `LIKE`,
- * orders by recency and cuts its snippet here.
+ * Running a query plan against the index (spec 04 §2.3): ranked by bm25, FTS5's `snippet()` cutting the text around
+ * the matches; a plan with only short substring terms scans with `LIKE`, orders by recency (newest session, then
+ * seq) and cuts its snippet here.
  */
 import { invalidQuery, indexUnavailable } from './errors.ts'
 import type { QueryPlan } from './plan.ts'
@@ -40,7 +40,7 @@ export interface IndexHit {
 
 interface Row {
   id: string; title: string | null; turn: number | null; seq: number; type: string; field: SearchField
-  on_surface: number; inherited: number; score: number; snippet: string | null; text: string | null
+  on_surface: number; inherited: number; text?: string | null
 }
 
 /** `snippet()` output split at the delimiters. */
@@ -82,46 +82,68 @@ export function substringSnippet(text: string, terms: readonly string[], width: 
   return snippetParts(`${start > 0 ? ELLIPSIS : ''}${marked}${end < text.length ? ELLIPSIS : ''}`)
 }
 
-function sqlOf(plan: QueryPlan, request: SearchRequest): { sql: string; params: Record<string, unknown> } {
-  const params: Record<string, unknown> = { limit: request.limit }
+type Params = Record<string, unknown>
+
+/** The filters of `request` as conditions on the texts table (alias `t`, joined to sessions as `s`). */
+function filtersOf(request: SearchRequest, params: Params): string[] {
   const where: string[] = []
-  const table = plan.index === 'words' ? 'search_words' : plan.match === null ? undefined : 'search_grams'
-  if (table !== undefined) {
-    where.push(`${table} MATCH @match`)
-    params.match = plan.match
-    params.tokens = plan.index === 'words' ? request.snippetTokens : request.snippetTokens * 3
-  }
-  if (plan.index === 'grams') {
-    plan.likes.forEach((pattern, i) => {
-      where.push(`t.text LIKE @like${i} ESCAPE '\\'`)
-      params[`like${i}`] = pattern
-    })
-  }
   if (request.sessionId !== undefined) {
-    where.push('s.id = @session')
+    where.push('t.session_key = (SELECT key FROM search_sessions WHERE id = @session)')
     params.session = request.sessionId
   }
   if (request.onSurface !== undefined) {
     where.push('t.on_surface = @surface')
     params.surface = request.onSurface ? 1 : 0
   }
-  const columns = 's.id AS id, s.title AS title, t.turn AS turn, t.seq AS seq, t.type AS type, t.field AS field, '
-    + 't.on_surface AS on_surface, (t.seq < s.inherited) AS inherited'
-  if (table === undefined) {
-    return {
-      sql: `SELECT ${columns}, 0 AS score, NULL AS snippet, t.text AS text FROM search_texts t
-        JOIN search_sessions s ON s.key = t.session_key WHERE ${where.join(' AND ')}
-        ORDER BY s.updated_at DESC, t.seq LIMIT @limit`,
-      params,
-    }
+  if (request.plan.index === 'grams') {
+    request.plan.likes.forEach((pattern, i) => {
+      where.push(`t.text LIKE @like${i} ESCAPE '\\'`)
+      params[`like${i}`] = pattern
+    })
   }
+  return where
+}
+
+const DETAILS = 's.id AS id, s.title AS title, t.turn AS turn, t.seq AS seq, t.type AS type, t.field AS field, '
+  + 't.on_surface AS on_surface, (t.seq < s.inherited) AS inherited'
+
+function hitOf(row: Row, snippet: SnippetPart[], score: number): IndexHit {
   return {
-    sql: `SELECT ${columns}, -bm25(${table}) AS score,
-        snippet(${table}, 0, char(57344), char(57345), '${ELLIPSIS}', @tokens) AS snippet, NULL AS text
-      FROM ${table} JOIN search_texts t ON t.id = ${table}.rowid JOIN search_sessions s ON s.key = t.session_key
-      WHERE ${where.join(' AND ')} ORDER BY bm25(${table}), s.updated_at DESC, t.seq LIMIT @limit`,
-    params,
+    sessionId: row.id, title: row.title, turn: row.turn, seq: row.seq, type: row.type, field: row.field,
+    onSurface: row.on_surface === 1, inherited: row.inherited === 1, snippet, score,
   }
+}
+
+/** Only short substring terms: scan the texts with `LIKE`, newest session first. */
+function scanLike(store: IndexStore, request: SearchRequest, terms: readonly string[]): IndexHit[] {
+  const params: Params = { limit: request.limit }
+  const where = filtersOf(request, params)
+  const rows = store.statement(`SELECT ${DETAILS}, t.text AS text FROM search_texts t JOIN search_sessions s ON s.key = t.session_key
+    WHERE ${where.join(' AND ')} ORDER BY s.updated_at DESC, t.seq LIMIT @limit`).all(params) as Row[]
+  return rows.map(row => hitOf(row, substringSnippet(row.text ?? '', terms, request.snippetTokens * 3), 0))
+}
+
+/**
+ * Rank on the FTS index alone (joining every match to its session would cost several times as much for a common
+ * word), then read the details and cut the snippets of the top hits only. Equal scores keep index order.
+ */
+function rankMatch(store: IndexStore, request: SearchRequest, table: 'search_words' | 'search_grams', match: string): IndexHit[] {
+  const params: Params = { match, limit: request.limit }
+  const where = filtersOf(request, params)
+  const filter = where.length === 0 ? '' : ` AND rowid IN (SELECT t.id FROM search_texts t WHERE ${where.join(' AND ')})`
+  const ranked = store.statement(`SELECT rowid AS id, bm25(${table}) AS rank FROM ${table}
+    WHERE ${table} MATCH @match${filter} ORDER BY rank, rowid LIMIT @limit`).all(params) as { id: number; rank: number }[]
+  if (ranked.length === 0) return []
+  // The ids are integers read from the index: listing them inline lets FTS5 visit only those rows.
+  const ids = ranked.map(row => row.id).join(', ')
+  const db = store.db()
+  const details = new Map((db.prepare(`SELECT t.id AS rowid, ${DETAILS} FROM search_texts t JOIN search_sessions s ON s.key = t.session_key
+    WHERE t.id IN (${ids})`).all() as (Row & { rowid: number })[]).map(row => [row.rowid, row]))
+  const tokens = table === 'search_words' ? request.snippetTokens : request.snippetTokens * 3
+  const snippets = new Map((db.prepare(`SELECT rowid, snippet(${table}, 0, char(57344), char(57345), '${ELLIPSIS}', @tokens) AS snippet
+    FROM ${table} WHERE ${table} MATCH @match AND rowid IN (${ids})`).all({ match, tokens }) as { rowid: number; snippet: string }[])
+    .map(row => [row.rowid, row.snippet]))
+  return ranked.map(({ id, rank }) => hitOf(details.get(id)!, snippetParts(snippets.get(id) ?? ''), -rank))
 }
 
 /**
@@ -131,26 +153,13 @@ function sqlOf(plan: QueryPlan, request: SearchRequest): { sql: string; params: 
  */
 export function runSearch(store: IndexStore, request: SearchRequest): IndexHit[] {
   const { plan } = request
-  const { sql, params } = sqlOf(plan, request)
-  let rows: Row[]
   try {
-    rows = store.statement(sql).all(params) as Row[]
+    if (plan.index === 'words') return rankMatch(store, request, 'search_words', plan.match)
+    if (plan.match !== null) return rankMatch(store, request, 'search_grams', plan.match)
+    return scanLike(store, request, plan.terms)
   } catch (error) {
     // FTS5 reports a query it cannot parse (or a column filter it does not know) as a plain SQLITE_ERROR.
     if ((error as { code?: unknown }).code === 'SQLITE_ERROR') throw invalidQuery(request.text, (error as Error).message)
     throw indexUnavailable(store.path, error)
   }
-  const terms = plan.index === 'grams' ? plan.terms : []
-  return rows.map(row => ({
-    sessionId: row.id,
-    title: row.title,
-    turn: row.turn,
-    seq: row.seq,
-    type: row.type,
-    field: row.field,
-    onSurface: row.on_surface === 1,
-    inherited: row.inherited === 1,
-    snippet: row.snippet !== null ? snippetParts(row.snippet) : substringSnippet(row.text ?? '', terms, request.snippetTokens * 3),
-    score: row.score,
-  }))
 }

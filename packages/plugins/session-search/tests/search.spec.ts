@@ -114,7 +114,7 @@ describe('hits', () => {
     expect(brief(await t.search.query('upstream'))).toEqual([`failed@${end} error log-only`])
   })
 
-  it('F-015 ranking: the text where the words weigh most comes first; ties go to the newer session', async () => {
+  it('F-015 ranking: the text where the words weigh most comes first', async () => {
     const t = await app()
     await stored(t, 'a', s => turn(s, 1, { prompt: `kiwi ${'filler words here '.repeat(20)}`, reply: 'ok' }))
     await stored(t, 'b', s => turn(s, 1, { prompt: 'kiwi kiwi kiwi', reply: 'ok' }))
