@@ -6,7 +6,7 @@
 export { main, version, type MainOptions } from './main.ts'
 export { parseCommandLine, COMMANDS, type CommandName, type GlobalOptions, type ParsedArgs } from './args.ts'
 export { CliError, CLI_ERROR_CODES, EXIT, exitCodeOf, type CliErrorCode } from './errors.ts'
-export { Output, Progress, PROGRESS_INTERVAL_MS, type CliStreams, type OutputFlags, type TextSink } from './io.ts'
+export { Output, Progress, PROGRESS_INTERVAL_MS, type CliStreams, type OutputFlags, type TextSink, type TextSource } from './io.ts'
 export type { App } from './app/app.ts'
 export { openEmbeddedApp, DEMO_MODEL, DEMO_PROVIDER, type EmbeddedStore } from './app/embedded.ts'
 export { bootConfigApp } from './app/boot.ts'

@@ -7,9 +7,10 @@
  * reindexed from its log `retryDelayMs` later or at the next query.
  */
 import type { Session, SessionEvent, SessionId, SessionStore } from '@logbook/session'
-import type { PersistenceCommittedEvent } from '@logbook/session-persistence'
+import { isSessionPersistenceError, type PersistenceCommittedEvent } from '@logbook/session-persistence'
 import { EMPTY_FOLD, type LogView, viewOf } from './fold.ts'
-import { type IndexHost, indexRange, indexStored, type IndexTarget } from './indexer.ts'
+import { indexRange, indexStored, type IndexTarget } from './indexer.ts'
+import { type ReconcileHost, reportFailure } from './reconcile.ts'
 
 /** Committed events of one session not indexed yet. */
 interface Pending {
@@ -19,6 +20,8 @@ interface Pending {
   events: SessionEvent[] | null
   toSeq: number
   revision: string
+  /** The live session the commits came from, kept so its events stay readable after it is detached. */
+  session: Session | undefined
 }
 
 /** The follower's timing (from the config). */
@@ -43,17 +46,19 @@ export class CommitFollower {
   #running: Promise<void> | undefined
   #closed = false
 
-  constructor(private readonly host: IndexHost, private readonly sessions: SessionStore, private readonly delays: FollowDelays) {}
+  constructor(private readonly host: ReconcileHost, private readonly sessions: SessionStore, private readonly delays: FollowDelays) {}
 
   /** Queue a commit; never throws and never does index work itself. */
   onCommitted(event: PersistenceCommittedEvent): void {
     if (this.#closed) return
     const id = event.sessionId
     const queued = this.#pending.get(id)
+    const session = this.sessions.get(id as SessionId)
     if (queued === undefined) {
       const events = event.events.length === 0 ? null : [...event.events]
-      this.#pending.set(id, { fromSeq: event.fromSeq, events, toSeq: event.toSeq, revision: event.revision })
+      this.#pending.set(id, { fromSeq: event.fromSeq, events, toSeq: event.toSeq, revision: event.revision, session })
     } else {
+      queued.session = session ?? queued.session
       // A cut, or events that do not continue the queued ones, are read back from the store instead.
       if (event.events.length === 0 || event.fromSeq !== queued.toSeq || queued.events === null) queued.events = null
       else for (const e of event.events) queued.events.push(e)
@@ -106,11 +111,20 @@ export class CommitFollower {
   }
 
   async #index(id: string, pending: Pending, reset: boolean): Promise<void> {
-    const live = this.sessions.get(id as SessionId)
+    const live = this.sessions.get(id as SessionId) ?? pending.session
     try {
       await this.#indexOne(id, pending, live, reset)
       this.#repairs.delete(id)
     } catch (error) {
+      // A log this process cannot read (as opposed to an index it cannot write) is the next catch-up's to retry.
+      if (isSessionPersistenceError(error, 'SESSION_NOT_FOUND')) {
+        this.host.store.forget(id)
+        return
+      }
+      if (isSessionPersistenceError(error)) {
+        reportFailure(this.host, id, pending.revision, error)
+        return
+      }
       this.host.indexFailed(id, live === undefined ? 'stored' : 'live', error)
       const later = this.#repairs.get(id)
       this.#repairs.set(id, later === undefined || later.toSeq < pending.toSeq ? { ...pending, events: null } : later)

@@ -6,6 +6,7 @@
  * the caller starts over from seq 0 with `reset`.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
+import type { SessionEvent, SessionHeader } from '@logbook/session'
 import type { SessionPersistence } from '@logbook/session-persistence'
 import { EMPTY_FOLD, foldRange, type FoldState, type LogView, viewOf } from './fold.ts'
 import type { IndexStore, SessionRecord } from './store.ts'
@@ -118,23 +119,38 @@ export interface StoredSource {
   readonly reset: boolean
 }
 
+/** Events a fork child inherited, from its header. */
+export function inheritedOf(header: SessionHeader): number {
+  return header.isSeeded === true && typeof header.seedLength === 'number' ? header.seedLength : 0
+}
+
 /**
  * Index the stored session `source.id` from its store: read only the tail after what the index holds (from the
  * oldest pending chunk, or the last indexed event to check it is unchanged), and everything again when that check
- * fails or `reset` is asked for.
+ * fails or `reset` is asked for. A session the index does not hold yet is read with its header, in one pass.
  * @throws the persistence read errors (`SESSION_NOT_FOUND`, `SESSION_CORRUPT`, …) and the index store's errors.
  */
 export async function indexStored(host: IndexHost, source: StoredSource, signal?: AbortSignal): Promise<void> {
   const opts = signal === undefined ? {} : { signal }
-  const fold = source.reset ? undefined : host.store.session(source.id)?.fold
+  const record = host.store.session(source.id)
+  const fold = source.reset ? undefined : record?.fold
   const from = fold === undefined ? 0 : Math.min(fold.resume, Math.max(0, fold.count - 1))
-  let events = await host.persistence.readFrom(source.id, from, opts)
+  let { inherited } = source
+  let events: readonly SessionEvent[]
+  if (inherited === undefined && record === undefined) {
+    const stored = await host.persistence.inspect(source.id, opts)
+    events = stored.events
+    inherited = inheritedOf(stored.header)
+  } else {
+    events = await host.persistence.readFrom(source.id, from, opts)
+  }
   const target = (start: number): IndexTarget => {
     const end = start + events.length
     const revision = source.revision !== null && source.revision.count === end ? source.revision.value : null
-    return { id: source.id, source: 'stored', view: viewOf(events, start), start, end, revision, inherited: source.inherited }
+    return { id: source.id, source: 'stored', view: viewOf(events, start), start, end, revision, inherited }
   }
-  if (await indexRange(host, target(from), source.reset, signal) === 'done') return
-  if (from > 0) events = await host.persistence.readFrom(source.id, 0, opts)
+  const start = record === undefined && source.inherited === undefined ? 0 : from
+  if (await indexRange(host, target(start), source.reset, signal) === 'done') return
+  if (start > 0) events = await host.persistence.readFrom(source.id, 0, opts)
   await indexRange(host, target(0), true, signal)
 }

@@ -4,11 +4,11 @@
  * forked or repaired), and drops sessions the store no longer holds; `reindex` rebuilds from the stores. Unreadable
  * sessions are logged once per revision; corrupt or newer ones are skipped until they change.
  */
-import type { SessionHeader, SessionId, SessionStore } from '@logbook/session'
+import type { SessionId, SessionStore } from '@logbook/session'
 import { isSessionPersistenceError, type SessionSummary } from '@logbook/session-persistence'
 import { messageOf } from './errors.ts'
 import { viewOf } from './fold.ts'
-import { type IndexHost, indexRange, indexStored } from './indexer.ts'
+import { type IndexHost, indexRange, indexStored, inheritedOf } from './indexer.ts'
 import type { CatchUpOptions, IndexReport, ReindexOptions } from './types.ts'
 
 /** What the catch-up needs besides the indexing host. */
@@ -20,11 +20,6 @@ export interface ReconcileHost extends IndexHost {
 
 /** Page size of the listing walk (the largest 02 §1.3 allows). */
 const PAGE = 500
-
-/** Events a fork child inherited, from its header. */
-export function inheritedOf(header: SessionHeader): number {
-  return header.isSeeded === true && typeof header.seedLength === 'number' ? header.seedLength : 0
-}
 
 /** Every stored session, walking the listing page by page. */
 export async function listAll(host: IndexHost, signal?: AbortSignal): Promise<SessionSummary[]> {
@@ -54,9 +49,20 @@ export async function sessionExists(host: ReconcileHost, id: string, signal?: Ab
 }
 
 /**
- * Index one listed session; a read failure is reported (once per revision) and the revision recorded, so the
- * session is skipped until it changes. Returns false when the session could not be indexed.
+ * Report a failure to index `id` at stored `revision`: an index write failure through the host; a read failure
+ * once per revision — a corrupt or newer log is also recorded, so it is skipped until it changes.
  */
+export function reportFailure(host: ReconcileHost, id: string, revision: string, error: unknown): void {
+  if (!isSessionPersistenceError(error)) {
+    host.indexFailed(id, 'stored', error)
+    return
+  }
+  if (host.unreadable.get(id) !== revision) host.warn(`session "${id}": cannot be indexed: ${messageOf(error)}`)
+  host.unreadable.set(id, revision)
+  if (isSessionPersistenceError(error, 'SESSION_CORRUPT') || isSessionPersistenceError(error, 'SESSION_FORMAT_UNSUPPORTED')) host.store.markRevision(id, revision)
+}
+
+/** Index one listed session; false when it could not be (the failure is reported). */
 async function indexListed(host: ReconcileHost, summary: SessionSummary, reset: boolean, signal?: AbortSignal): Promise<boolean> {
   const { id, revision, eventCount } = summary
   try {
@@ -69,14 +75,7 @@ async function indexListed(host: ReconcileHost, summary: SessionSummary, reset: 
       host.store.forget(id)
       return true
     }
-    if (!isSessionPersistenceError(error)) {
-      host.indexFailed(id, 'stored', error)
-      return false
-    }
-    if (host.unreadable.get(id) !== revision) host.warn(`session "${id}": cannot be indexed: ${messageOf(error)}`)
-    host.unreadable.set(id, revision)
-    // A corrupt or newer log stays unreadable until it changes; other read failures are tried again next time.
-    if (isSessionPersistenceError(error, 'SESSION_CORRUPT') || isSessionPersistenceError(error, 'SESSION_FORMAT_UNSUPPORTED')) host.store.markRevision(id, revision)
+    reportFailure(host, id, revision, error)
     return false
   }
 }

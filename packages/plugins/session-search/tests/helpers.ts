@@ -132,6 +132,15 @@ export async function createSession(t: TestApp, id: string): Promise<Session> {
 
 const owners = new WeakMap<Session, Fiber>()
 
+/** Fork `parent` after `boundary` into a live session `id` on a fiber of its own (01 §7). */
+export async function forkSession(t: TestApp, parent: Session, boundary: number, id: string): Promise<Session> {
+  let session: Session | undefined
+  const fiber = t.app.plugin({ name: `fork-${id}`, inject: ['sessions'], apply: ctx => { session = ctx.sessions.fork(parent, boundary, SessionId(id)) } })
+  await fiber
+  owners.set(session!, fiber)
+  return session!
+}
+
 /** Store what `session` holds, detach it, and wait until persistence released its write ownership. */
 export async function detachSession(t: TestApp, session: Session): Promise<void> {
   await t.app.sessions.flush(session)

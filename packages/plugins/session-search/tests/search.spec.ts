@@ -3,10 +3,10 @@
  * originals, pruned results, cut-off streams), Chinese and Japanese, refusals, deletion, options, and that only
  * stored events are found.
  */
-import { type Session, SessionId } from '@logbook/session'
+import { MessageId, type Session, SessionId } from '@logbook/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { COMPACTION_TYPES, compact, prune, requestErrorStep } from './events.ts'
-import { brief, checkIndex, createSession, detachSession, jsonlStore, matches, mountApp, type TestApp, turn } from './helpers.ts'
+import { brief, checkIndex, createSession, detachSession, forkSession, jsonlStore, matches, mountApp, type TestApp, turn } from './helpers.ts'
 
 const apps: TestApp[] = []
 afterEach(async () => {
@@ -157,6 +157,43 @@ describe('what is searchable', () => {
     const hits = (await t.search.query('heron', { sessionId: 'child' })).map(hit => [hit.seq, hit.inherited])
     expect(hits.sort()).toEqual([[1, true], [own, false]].sort())
     expect((await t.search.query('survey')).map(hit => [hit.sessionId, hit.inherited]).sort()).toEqual([['child', true], ['parent', false]])
+  })
+})
+
+describe('sessions that leave before their commits are indexed', () => {
+  it('F-036 a fork child detached before the batch ran is indexed from its own events, its inherited prefix marked', async () => {
+    const t = await app({ indexDelayMs: 60_000 })
+    const parent = await stored(t, 'origin', s => turn(s, 1, { prompt: 'the bittern count', reply: 'ok' }))
+    const fork = await forkSession(t, parent, parent.seq - 1, 'branch')
+    const own = turn(fork, 2, { prompt: 'a bittern again', reply: 'ok' }).user
+    await detachSession(t, fork)
+    expect((await t.search.query('bittern', { sessionId: 'branch' })).map(hit => [hit.seq, hit.inherited]).sort()).toEqual([[1, true], [own, false]].sort())
+  })
+
+  it('F-037 what the follower holds at teardown is indexed from memory, even after the plugin of its event types left', async () => {
+    const store = jsonlStore()
+    const t = await mountApp(store, { indexDelayMs: 60_000 })
+    const types = await t.app.plugin({ name: 'types', inject: ['sessions'], apply: ctx => { for (const type of COMPACTION_TYPES) ctx.sessions.registerEventType(type) } })
+    const s = await createSession(t, 'late')
+    // A step still open when the first batch is indexed: the next batch needs its chunks again.
+    s.append('turn/start', { turn: 1 })
+    s.append('user/message', { id: MessageId('u1'), role: 'user', source: { kind: 'user' }, content: [{ type: 'text', text: 'the shrike survey' }] }, { surfaceOp: 'append' })
+    s.append('step/start', { turn: 1, step: 1 })
+    const chunk = s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'ok' } })
+    await t.app.sessions.flush(s)
+    expect(brief(await t.search.query('shrike'))).toEqual(['late@1 user surface'])
+    s.append('assistant/message', { turn: 1, step: 1, message: { id: MessageId('a1'), role: 'assistant', source: { kind: 'model', provider: 'p', model: 'm' }, content: [{ type: 'text', text: 'ok' }] } }, { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] })
+    s.append('step/end', { turn: 1, step: 1 })
+    s.append('turn/end', { turn: 1, reason: { kind: 'completed' } })
+    compact(s, 'A survey of shrikes.')
+    await detachSession(t, s)
+    await types.dispose()
+    await t.stop()
+    expect(t.logs.filter(line => line.includes('indexing failed') || line.includes('cannot be indexed'))).toEqual([])
+    const again = await mountApp(store)
+    apps.push(again)
+    expect(again.search.counts()).toEqual({ sessions: 1, texts: 3 })
+    expect(brief(await again.search.query('shrikes'))).toEqual([`late@${s.seq - 2} summary surface`])
   })
 })
 
