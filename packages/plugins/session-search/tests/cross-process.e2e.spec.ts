@@ -1,5 +1,5 @@
 /**
- * F-021, F-022: sessions another process writes are found at query time (spec 04 §3.2): a new session, then a new
+ * F-020, F-021: sessions another process writes are found at query time (spec 04 §3.2): a new session, then a new
  * turn of it, read from its stored tail only; two processes indexing the same session into one index never store
  * its texts twice.
  */
@@ -50,7 +50,7 @@ async function parent(root: string, reads: number[]): Promise<Context> {
 }
 
 describe('sessions other processes write', () => {
-  it('F-021 a new session is found at the next query; a new turn is read from the stored tail only', async () => {
+  it('F-020 a new session is found at the next query; a new turn is read from the stored tail only', async () => {
     const root = join(tempDir(), 'store')
     const reads: number[] = []
     const app = await parent(root, reads)
@@ -68,7 +68,7 @@ describe('sessions other processes write', () => {
     expect(reads).toEqual([])
   })
 
-  it('F-022 a writer that indexes too and a reader catching up share one index without duplicates', async () => {
+  it('F-021 a writer that indexes too and a reader catching up share one index without duplicates', async () => {
     const root = join(tempDir(), 'store')
     const app = await parent(root, [])
     await child(root, 'create', 'both', 'the cormorant report', '--search')

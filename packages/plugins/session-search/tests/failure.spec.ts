@@ -1,5 +1,5 @@
 /**
- * F-023, F-024: an index that cannot be written (another connection holds its write lock) never fails or delays an
+ * F-022, F-023: an index that cannot be written (another connection holds its write lock) never fails or delays an
  * append; the failure is logged once per streak and reported, queries keep answering from the index, and the session
  * is reindexed from its log once the index can be written — at the next query, or by `reindex`.
  */
@@ -38,7 +38,7 @@ async function app(): Promise<{ t: TestApp; failures: SearchIndexFailedEvent[]; 
 const warnings = (t: TestApp): string[] => t.logs.filter(line => line.includes('indexing failed'))
 
 describe('an index that cannot be written', () => {
-  it('F-023 never fails an append, is logged once, and the session is reindexed at the next query once writable', async () => {
+  it('F-022 never fails an append, is logged once, and the session is reindexed at the next query once writable', async () => {
     const { t, failures, lock } = await app()
     const s = await createSession(t, 's1')
     turn(s, 1, { prompt: 'the first marmot', reply: 'ok' })
@@ -64,7 +64,7 @@ describe('an index that cannot be written', () => {
     expect(warnings(t)).toHaveLength(1)
   })
 
-  it('F-024 reindex rebuilds a session the index missed, from the store', async () => {
+  it('F-023 reindex rebuilds a session the index missed, from the store', async () => {
     const { t, lock } = await app()
     const s = await createSession(t, 's2')
     turn(s, 1, { prompt: 'the first ibex', reply: 'ok' })

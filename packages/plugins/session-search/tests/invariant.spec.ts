@@ -1,4 +1,4 @@
-/** F-035: the invariant companion (spec 04 §7) accepts real indexing and reports a step past the durable cursor. */
+/** F-034: the invariant companion (spec 04 §7) accepts real indexing and reports a step past the durable cursor. */
 import { Context, type Exporter, Logger } from '@deepseek-ai/cordis'
 import SessionStore, { SessionId } from '@logbook/session'
 import MemorySessionPersistence from '@logbook/session-persistence'
@@ -11,7 +11,7 @@ import { turn } from './helpers.ts'
 const step = { sessionId: 's', source: 'live' as const, reset: false, fromSeq: 2, toSeq: 5, rows: 1 }
 
 describe('session-search-invariant', () => {
-  it('F-035 a step past the durable cursor, ending before it starts, or a reset not from 0 is a violation', async () => {
+  it('F-034 a step past the durable cursor, ending before it starts, or a reset not from 0 is a violation', async () => {
     expect(indexedViolations(step, 5)).toEqual([])
     expect(indexedViolations(step, undefined)).toEqual([])
     expect(indexedViolations({ ...step, source: 'stored' }, 3)).toEqual([])

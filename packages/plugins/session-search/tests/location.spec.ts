@@ -1,5 +1,5 @@
 /**
- * F-025…F-028: where the index lives (spec 04 §1.3) and what happens to a file there that is not a current index.
+ * F-024…F-027: where the index lives (spec 04 §1.3) and what happens to a file there that is not a current index.
  */
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -30,7 +30,7 @@ const refusal = async (work: Promise<unknown>): Promise<{ code: unknown; message
 }
 
 describe('the index location', () => {
-  it('F-025 JSONL: a reserved dot file in the store root, created 0600 in a 0700 folder only when something is indexed', async () => {
+  it('F-024 JSONL: a reserved dot file in the store root, created 0600 in a 0700 folder only when something is indexed', async () => {
     const store = jsonlStore()
     const t = await mounted(store)
     const root = (store as { root: string }).root
@@ -45,7 +45,7 @@ describe('the index location', () => {
     expect((await t.app.sessionPersistence.list()).items.map(item => item.id)).toEqual(['a'])
   })
 
-  it('F-026 SQLite: <name>.search.sqlite beside the database file; a configured path resolves against the config folder', async () => {
+  it('F-025 SQLite: <name>.search.sqlite beside the database file; a configured path resolves against the config folder', async () => {
     const dir = tempDir()
     const t = await mounted({ kind: 'sqlite', path: join(dir, 'logbook.sqlite') })
     expect(t.search.indexLocation).toBe(join(dir, 'logbook.search.sqlite'))
@@ -66,7 +66,7 @@ describe('the index location', () => {
     await fiber.dispose()
   })
 
-  it('F-027 a backend that is not durable gets an index in memory; a durable one without a location needs a path', async () => {
+  it('F-026 a backend that is not durable gets an index in memory; a durable one without a location needs a path', async () => {
     const app = new Context()
     await app.plugin(SessionStore)
     await app.plugin(MemorySessionPersistence)
@@ -81,7 +81,7 @@ describe('the index location', () => {
     expect(indexPath('/srv/index.sqlite', undefined, server)).toBe('/srv/index.sqlite')
   })
 
-  it('F-028 a foreign file at the index path is refused and left alone; an index of another version is rebuilt', async () => {
+  it('F-027 a foreign file at the index path is refused and left alone; an index of another version is rebuilt', async () => {
     const store = jsonlStore()
     const root = (store as { root: string }).root
     const t = await mounted(store)

@@ -1,5 +1,5 @@
 /**
- * F-029…F-032: the index against the store (spec 04 §3.2) — sessions another app (another coordinator on the same
+ * F-028…F-031: the index against the store (spec 04 §3.2) — sessions another app (another coordinator on the same
  * store, as another process would be) writes or deletes, an unreadable session logged once, the throttle, and a
  * full rebuild with progress. JSONL and SQLite.
  */
@@ -32,7 +32,7 @@ const stores: [string, () => StoreKind][] = [
 ]
 
 describe.each(stores)('%s', (_name, store) => {
-  it('F-029 sessions another app writes appear and sessions it deletes disappear, reported by catchUp', async () => {
+  it('F-028 sessions another app writes appear and sessions it deletes disappear, reported by catchUp', async () => {
     const kind = store()
     const reader = await mounted(kind)
     // The writer keeps its own index, as a process without this index would: the reader learns only from the store.
@@ -51,7 +51,7 @@ describe.each(stores)('%s', (_name, store) => {
 })
 
 describe('catching up', () => {
-  it('F-030 an unreadable stored session is logged once and skipped until it changes', async () => {
+  it('F-029 an unreadable stored session is logged once and skipped until it changes', async () => {
     const kind = jsonlStore()
     const t = await mounted(kind, { path: ':memory:' })
     await write(t, 'bad', 'the broken tapir')
@@ -70,7 +70,7 @@ describe('catching up', () => {
     expect(lines2[0]).toMatch(/session "bad": cannot be indexed: /)
   })
 
-  it('F-031 a query compares with the store at most every reconcileIntervalMs', async () => {
+  it('F-030 a query compares with the store at most every reconcileIntervalMs', async () => {
     const kind = jsonlStore()
     const reader = await mounted(kind, { reconcileIntervalMs: 3_600_000 })
     const writer = await mounted(kind, { path: ':memory:' })
@@ -81,7 +81,7 @@ describe('catching up', () => {
     expect(brief(await reader.search.query('heron'))).toEqual(['late@1 user surface'])
   })
 
-  it('F-032 reindex rebuilds everything from the store with progress; the result equals the incremental index', async () => {
+  it('F-031 reindex rebuilds everything from the store with progress; the result equals the incremental index', async () => {
     const kind = jsonlStore()
     const t = await mounted(kind)
     for (const id of ['r1', 'r2', 'r3']) await write(t, id, `the ${id} egret`)

@@ -1,5 +1,5 @@
 /**
- * F-010…F-020: searching real JSONL stores (spec 04 §2): hits on the surface and only in the log (compacted
+ * F-007…F-019: searching real JSONL stores (spec 04 §2): hits on the surface and only in the log (compacted
  * originals, pruned results, cut-off streams), Chinese and Japanese, refusals, deletion, options, and that only
  * stored events are found.
  */
@@ -34,7 +34,7 @@ const refusal = async (work: Promise<unknown>): Promise<{ code: unknown; message
 }
 
 describe('hits', () => {
-  it('F-010 a word on the surface: session, title, turn, seq, type, field, on surface, the match marked', async () => {
+  it('F-007 a word on the surface: session, title, turn, seq, type, field, on surface, the match marked', async () => {
     const t = await app()
     let seqs: ReturnType<typeof turn> | undefined
     await stored(t, 'release', s => {
@@ -51,7 +51,7 @@ describe('hits', () => {
     expect(brief(await t.search.query('plan.md'))).toEqual([`release@${seqs!.assistant} tool-arguments surface`])
   })
 
-  it('F-011 a word only a compacted original holds is a log-only hit; the summary is on the surface', async () => {
+  it('F-008 a word only a compacted original holds is a log-only hit; the summary is on the surface', async () => {
     const t = await app()
     let checkpoint = -1
     let first: ReturnType<typeof turn> | undefined
@@ -68,7 +68,7 @@ describe('hits', () => {
     expect(brief(await t.search.query('octopus', { onSurface: false }))).toEqual([`long@${first!.user} user log-only`])
   })
 
-  it('F-012 a pruned tool result is found in its original, log-only; the pruned copy adds no hit', async () => {
+  it('F-009 a pruned tool result is found in its original, log-only; the pruned copy adds no hit', async () => {
     const t = await app()
     let result = -1
     await stored(t, 'pruned', s => {
@@ -83,7 +83,7 @@ describe('hits', () => {
     expect(await t.search.query('pruned')).toEqual([])
   })
 
-  it('F-013 Chinese and Japanese text is found, short words included', async () => {
+  it('F-010 Chinese and Japanese text is found, short words included', async () => {
     const t = await app()
     const seqs: number[] = []
     await stored(t, 'cjk', s => {
@@ -100,7 +100,7 @@ describe('hits', () => {
     expect(await t.search.query('大阪')).toEqual([])
   })
 
-  it('F-014 chunks no message carries (a failed request) are found, log-only', async () => {
+  it('F-011 chunks no message carries (a failed request) are found, log-only', async () => {
     const t = await app()
     let first = -1
     let end = -1
@@ -114,7 +114,7 @@ describe('hits', () => {
     expect(brief(await t.search.query('upstream'))).toEqual([`failed@${end} error log-only`])
   })
 
-  it('F-015 ranking: the text where the words weigh most comes first', async () => {
+  it('F-012 ranking: the text where the words weigh most comes first', async () => {
     const t = await app()
     await stored(t, 'a', s => turn(s, 1, { prompt: `kiwi ${'filler words here '.repeat(20)}`, reply: 'ok' }))
     await stored(t, 'b', s => turn(s, 1, { prompt: 'kiwi kiwi kiwi', reply: 'ok' }))
@@ -125,7 +125,7 @@ describe('hits', () => {
 })
 
 describe('what is searchable', () => {
-  it('F-016 an append is found once it is stored, never before (the index mirrors the store)', async () => {
+  it('F-013 an append is found once it is stored, never before (the index mirrors the store)', async () => {
     const t = await app({}, { writeBatchMaxDelayMs: 60_000 })
     const s = await createSession(t, 'pending')
     turn(s, 1, { prompt: 'the walrus plan', reply: 'ok' })
@@ -134,7 +134,7 @@ describe('what is searchable', () => {
     expect(brief(await t.search.query('walrus'))).toEqual(['pending@1 user surface'])
   })
 
-  it('F-017 a deleted session never shows, even before the index is compared with the store again', async () => {
+  it('F-014 a deleted session never shows, even before the index is compared with the store again', async () => {
     const t = await app({ reconcileIntervalMs: 3_600_000 })
     await stored(t, 'doomed', s => turn(s, 1, { prompt: 'the narwhal memo', reply: 'ok' }))
     await stored(t, 'kept', s => turn(s, 1, { prompt: 'another narwhal', reply: 'ok' }))
@@ -148,7 +148,7 @@ describe('what is searchable', () => {
     checkIndex(t.search.indexLocation)
   })
 
-  it('F-018 a fork child’s hits in the prefix it inherited say so', async () => {
+  it('F-015 a fork child’s hits in the prefix it inherited say so', async () => {
     const t = await app()
     const parent = await stored(t, 'parent', s => turn(s, 1, { prompt: 'the heron survey', reply: 'ok' }))
     const child = t.app.sessions.fork(parent, parent.seq - 1, SessionId('child'))
@@ -161,7 +161,7 @@ describe('what is searchable', () => {
 })
 
 describe('sessions that leave before their commits are indexed', () => {
-  it('F-036 a fork child detached before the batch ran is indexed from its own events, its inherited prefix marked', async () => {
+  it('F-016 a fork child detached before the batch ran is indexed from its own events, its inherited prefix marked', async () => {
     const t = await app({ indexDelayMs: 60_000 })
     const parent = await stored(t, 'origin', s => turn(s, 1, { prompt: 'the bittern count', reply: 'ok' }))
     const fork = await forkSession(t, parent, parent.seq - 1, 'branch')
@@ -170,7 +170,7 @@ describe('sessions that leave before their commits are indexed', () => {
     expect((await t.search.query('bittern', { sessionId: 'branch' })).map(hit => [hit.seq, hit.inherited]).sort()).toEqual([[1, true], [own, false]].sort())
   })
 
-  it('F-037 what the follower holds at teardown is indexed from memory, even after the plugin of its event types left', async () => {
+  it('F-017 what the follower holds at teardown is indexed from memory, even after the plugin of its event types left', async () => {
     const store = jsonlStore()
     const t = await mountApp(store, { indexDelayMs: 60_000 })
     const types = await t.app.plugin({ name: 'types', inject: ['sessions'], apply: ctx => { for (const type of COMPACTION_TYPES) ctx.sessions.registerEventType(type) } })
@@ -198,7 +198,7 @@ describe('sessions that leave before their commits are indexed', () => {
 })
 
 describe('refusals', () => {
-  it('F-019 an expression FTS5 rejects is INVALID_QUERY, one line naming the query', async () => {
+  it('F-018 an expression FTS5 rejects is INVALID_QUERY, one line naming the query', async () => {
     const t = await app()
     await stored(t, 's', s => turn(s, 1, { prompt: 'hello', reply: 'ok' }))
     for (const text of ['deploy AND', '"unterminated', 'NEAR(a b', 'nosuchcolumn: x']) {
@@ -210,7 +210,7 @@ describe('refusals', () => {
     expect(await refusal(t.search.query('   '))).toEqual({ code: 'INVALID_QUERY', message: 'invalid search query "   ": the query is empty' })
   })
 
-  it('F-020 bad options are INVALID_ARGUMENT; an unknown session is SESSION_NOT_FOUND; an aborted signal rejects with its reason', async () => {
+  it('F-019 bad options are INVALID_ARGUMENT; an unknown session is SESSION_NOT_FOUND; an aborted signal rejects with its reason', async () => {
     const t = await app()
     await stored(t, 's', s => turn(s, 1, { prompt: 'hello there', reply: 'ok' }))
     expect(await refusal(t.search.query('hello', { limit: 0 }))).toEqual({ code: 'INVALID_ARGUMENT', message: 'limit must be an integer from 1 to 500, got 0' })

@@ -1,5 +1,5 @@
 /**
- * F-033, F-034 [ft]: the follower's timing (spec 04 §3.1) under fake timers — commits are indexed in one batch
+ * F-032, F-033 [ft]: the follower's timing (spec 04 §3.1) under fake timers — commits are indexed in one batch
  * `indexDelayMs` after the first of them, and a failed session is reindexed `retryDelayMs` later.
  */
 import { join } from 'node:path'
@@ -33,7 +33,7 @@ async function app(config: Record<string, unknown>): Promise<{ app: Context; ses
 }
 
 describe('follower timing [ft]', () => {
-  it('F-033 commits at 0 and 100 ms are indexed in one step at 200 ms, none before', async () => {
+  it('F-032 commits at 0 and 100 ms are indexed in one step at 200 ms, none before', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
     const { app: ctx, session, steps } = await app({ indexDelayMs: 200 })
     turn(session, 1, { prompt: 'one', reply: 'ok' })
@@ -49,7 +49,7 @@ describe('follower timing [ft]', () => {
     expect(steps).toHaveLength(1)
   })
 
-  it('F-034 a session whose indexing failed is reindexed from seq 0 retryDelayMs after the failure', async () => {
+  it('F-033 a session whose indexing failed is reindexed from seq 0 retryDelayMs after the failure', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
     const path = join(tempDir(), 'index.sqlite')
     const { app: ctx, session, steps, failures } = await app({ path, indexDelayMs: 200, retryDelayMs: 5000, busyTimeoutMs: 0 })
