@@ -1,7 +1,7 @@
 /**
  * `pnpm bench [ids…] [--runs N] [--json] [--out file]`: run each selected workload at least 3 times, each run in its
  * own process, and print the median and min–max of its figure, the floor measured in the same run, the ratio
- * figure/floor and the target from BENCHMARKS.md with pass/fail. See README.md.
+ * figure/floor and the target of `table.ts` with pass/fail. See README.md.
  */
 
 import { spawnSync } from 'node:child_process'

@@ -1,5 +1,6 @@
 /**
- * The workload table: one row per workload of BENCHMARKS.md that is implemented. Adding a workload is one file in
+ * The workload table: one row per implemented workload of docs/benchmarks.md, with the target `pnpm bench` judges
+ * today (docs/benchmarks.md lists where it differs from the page's). Adding a workload is one file in
  * `workloads/<id>.ts` plus one row here.
  */
 
@@ -16,7 +17,7 @@ export type Target =
 
 /** One workload row. */
 export interface Workload {
-  /** Id as in BENCHMARKS.md; the process runs `workloads/<id>.ts`. */
+  /** Id as in docs/benchmarks.md; the process runs `workloads/<id>.ts`. */
   readonly id: string
   /** What is timed, one line. */
   readonly title: string

@@ -1,5 +1,5 @@
 /**
- * The standard session W of BENCHMARKS.md: 1,000 turns × 111 events, generated from a seeded PRNG and a virtual
+ * The standard session W of docs/benchmarks.md: 1,000 turns × 111 events, generated from a seeded PRNG and a virtual
  * clock, identical on every run. `wAppends` yields live append inputs; `wEvents` yields the finished events.
  */
 

@@ -4,7 +4,7 @@
  * process of the same run. W is stored first by a third process (not timed) in a temp dir, removed afterwards.
  * A third fresh process measures a reference that is not a target: the floor plus building every event frozen the
  * plain way (each chunk member its own three objects), with no check and no session, reported beside the ratio; a
- * fourth parses W stored one event per line (the floor BENCHMARKS.md's absolute "≈ 250–300 ms" corresponds to).
+ * fourth parses W stored one event per line (the floor the backends would have without packed chunk rows).
  */
 
 import { report } from '../harness.ts'

@@ -8,10 +8,10 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
-import { encodeBatch, processStartOf, type LockOwner } from '@logbook/session-persistence'
+import { encodeBatch, type LockOwner } from '@logbook/session-persistence'
+import { JsonlBackend } from '../src/backend.ts'
 import { io } from '../src/io.ts'
-import { JsonlBackend } from '../src/jsonl-backend.ts'
-import { projectKey } from '../src/paths.ts'
+import { projectKey } from '../src/layout.ts'
 import type { JsonlLockToken } from '../src/types.ts'
 import { hdr, openTurnWithChunks, turns } from './events.ts'
 
@@ -24,7 +24,7 @@ const registry = (): Set<string> => (globalThis as { [k: symbol]: Set<string> })
 
 /** A live owner of this process, registered like a coordinator's claim. */
 function owner(): LockOwner {
-  const o = { ownerId: randomUUID(), pid: process.pid, host: hostname(), processStart: processStartOf(process.pid), acquiredAt: Date.now() }
+  const o = { ownerId: randomUUID(), pid: process.pid, host: hostname(), processStart: null, acquiredAt: Date.now() }
   registry().add(o.ownerId)
   owners.push(o)
   return o
@@ -53,10 +53,10 @@ describe('materialise and scan', () => {
   it('writes the header line first with type, version, incarnation, id, in 0700/0600 entries', async () => {
     const { file, nextSeq } = await stored('Sess.A')
     expect(nextSeq).toBe(12)
-    expect(file).toBe(join(root, projectKey('/work/jsonl-tests'), '~sess.~a', 'session.jsonl'))
+    expect(file).toBe(join(root, projectKey('/home/user/jsonl-tests'), '~sess.~a', 'session.jsonl'))
     const lines = (await readFile(file, 'utf8')).split('\n')
     expect(lines).toHaveLength(14) // header, 12 records, '' after the last newline
-    expect(lines[0]).toMatch(/^\{"type":"session","version":1,"incarnation":"[0-9a-f-]{36}","id":"Sess\.A","createdAt":\d+,"cwd":"\/work\/jsonl-tests"\}$/)
+    expect(lines[0]).toMatch(/^\{"type":"session","version":1,"incarnation":"[0-9a-f-]{36}","id":"Sess\.A","createdAt":\d+,"cwd":"\/home\/user\/jsonl-tests"\}$/)
     expect((await stat(file)).mode & 0o777).toBe(0o600)
     for (const dir of [root, join(root, '.locks'), join(file, '..'), join(file, '..', '..')]) {
       expect((await stat(dir)).mode & 0o777).toBe(0o700)
@@ -94,7 +94,7 @@ describe('materialise and scan', () => {
   })
 
   it('a materialisation that crashed before its link leaves no session; its temp goes at the next materialisation', async () => {
-    const dir = join(root, projectKey('/work/jsonl-tests'), 'crashed')
+    const dir = join(root, projectKey('/home/user/jsonl-tests'), 'crashed')
     await mkdir(dir, { recursive: true })
     await writeFile(join(dir, 'session.jsonl.dead-owner.tmp'), '{"type":"session","version":1,')
     expect(await backend.scan('crashed', {}, signal)).toBeUndefined()
@@ -105,7 +105,7 @@ describe('materialise and scan', () => {
   it('reports a header whose cwd does not match its project directory', async () => {
     const { file } = await stored('moved')
     const text = await readFile(file, 'utf8')
-    await writeFile(file, text.replace('"cwd":"/work/jsonl-tests"', '"cwd":"/work/other"'))
+    await writeFile(file, text.replace('"cwd":"/home/user/jsonl-tests"', '"cwd":"/home/user/other"'))
     const scan = await backend.scan('moved', {}, signal)
     expect(scan!.headerProblem).toMatch(/does not match project directory/)
   })
@@ -116,7 +116,7 @@ describe('append', () => {
     const datasync = vi.spyOn(io, 'datasync')
     const fsyncDir = vi.spyOn(io, 'fsyncDir')
     const { token, revision } = await stored('p96')
-    expect(fsyncDir).toHaveBeenCalledWith(join(root, projectKey('/work/jsonl-tests'), 'p96'))
+    expect(fsyncDir).toHaveBeenCalledWith(join(root, projectKey('/home/user/jsonl-tests'), 'p96'))
     const materialised = datasync.mock.calls.length
     datasync.mockClear()
     fsyncDir.mockClear()

@@ -11,7 +11,7 @@ export function ev(type: string, seq: number, data: unknown, extra: Record<strin
 
 /** A version-1 header. */
 export function hdr(id: string, extra: Record<string, unknown> = {}): SessionHeader {
-  return { version: 1, id: id as SessionId, createdAt: T0 - 1000, cwd: '/work/jsonl-tests', ...extra } as SessionHeader
+  return { version: 1, id: id as SessionId, createdAt: T0 - 1000, cwd: '/home/user/jsonl-tests', ...extra } as SessionHeader
 }
 
 /** One complete 6-event turn starting at `seq`. */

@@ -5,16 +5,16 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '@logbook/session'
-import { encodeBatch, processStartOf, type EncodedRecord, type LockOwner } from '@logbook/session-persistence'
+import { encodeBatch, type EncodedRecord, type LockOwner } from '@logbook/session-persistence'
 import { SqliteBackend } from '../src/backend.ts'
-import type { StoreOptions } from '../src/store.ts'
+import type { ConnectionOptions } from '../src/connection.ts'
 
 /** A never-aborted signal. */
 export const signal: AbortSignal = new AbortController().signal
 
-/** A valid header of `id` (`cwd` `/work/app`). */
+/** A valid header of `id` (`cwd` `/home/user/app`). */
 export function header(id: string, extra: Partial<SessionHeader> = {}): SessionHeader {
-  return { version: SESSION_FORMAT_VERSION, id, createdAt: 1_700_000_000_000, cwd: '/work/app', ...extra } as SessionHeader
+  return { version: SESSION_FORMAT_VERSION, id, createdAt: 1_700_000_000_000, cwd: '/home/user/app', ...extra } as SessionHeader
 }
 
 /** A complete one-step turn `turn` starting at `seq` (6 events, 3 of them chunks). */
@@ -52,7 +52,7 @@ export function owner(): LockOwner {
   const global = globalThis as { [key: symbol]: Set<string> | undefined }
   const key = Symbol.for('logbook.persistence.owners')
   ;(global[key] ??= new Set<string>()).add(ownerId)
-  return { ownerId, pid: process.pid, host: hostname(), processStart: processStartOf(process.pid), acquiredAt: Date.now() }
+  return { ownerId, pid: process.pid, host: hostname(), processStart: null, acquiredAt: Date.now() }
 }
 
 /** A lock owner on this host whose process does not exist. */
@@ -65,7 +65,7 @@ export const deadOwner = (): LockOwner => ({
 })
 
 /** A started backend on `path` with test-friendly defaults. */
-export async function startBackend(path: string, options: Partial<StoreOptions> = {}): Promise<SqliteBackend> {
+export async function startBackend(path: string, options: Partial<ConnectionOptions> = {}): Promise<SqliteBackend> {
   const backend = new SqliteBackend({
     path,
     synchronous: 'full',

@@ -102,7 +102,7 @@ function lastTurnBoundary(events: readonly SessionEvent[], b: number): number {
 /**
  * The frozen marker at `b + 1` and the forked closers after it. `openTurnClosers` resets all of its state at
  * `turn/start` and `turn/end`, so scanning from the last such boundary `from` (none: no turn is open) gives the
- * closers of the whole prefix without walking it (BENCHMARKS.md).
+ * closers of the whole prefix without walking it (docs/benchmarks.md).
  */
 function cutTail(events: readonly SessionEvent[], b: number, from: number): SessionEvent[] {
   const last = b >= 0 ? events[b] : undefined

@@ -60,8 +60,9 @@ export class SurfaceState {
   }
 
   /**
-   * The surface after the events `0..b` when it can be read off this one (BENCHMARKS.md: a fork with no replace so
-   * far): the nodes are then ascending append seqs, so the prefix's are those `<= b` (binary search, one slice).
+   * The surface after the events `0..b` when it can be read off this one (docs/benchmarks.md: a fork with no
+   * replace so far): the nodes are then ascending append seqs, so the prefix's are those `<= b` (binary search, one
+   * slice).
    * `undefined` once a replace happened: the prefix must be folded.
    */
   prefix(b: number): SurfaceState | undefined {

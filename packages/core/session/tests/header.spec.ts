@@ -39,7 +39,7 @@ describe('header validation (01 §5.6)', () => {
     expect(SESSION_FORMAT_VERSION).toBe(1)
     expect(() => assertSessionHeader(base, id)).not.toThrow()
     const full = {
-      version: 1, id: 's1', createdAt: 5, cwd: '/work', parentSession: 'p', isSeeded: true, seedLength: 0,
+      version: 1, id: 's1', createdAt: 5, cwd: '/home/user', parentSession: 'p', isSeeded: true, seedLength: 0,
       origin: 'subagent', delegationDepth: 2, agentPreset: 'x',
     }
     expect(() => assertSessionHeader(full, id)).not.toThrow()

@@ -37,11 +37,11 @@ describe('create', () => {
     const { app } = await boot({ script: [{ text: 'a' }] })
     const seeded = await app.agents.create({
       options: OPTIONS,
-      meta: { cwd: '/work' },
+      meta: { cwd: '/home/user' },
       seed: [{ type: 'turn/start', seq: 0, time: 1, data: { turn: 1 } }, { type: 'turn/end', seq: 1, time: 1, data: { turn: 1, reason: { kind: 'completed' } } }],
     })
     expect(seeded.id).toMatch(/^[0-9a-f-]{36}$/)
-    expect(seeded.session.header.cwd).toBe('/work')
+    expect(seeded.session.header.cwd).toBe('/home/user')
     expect((await seeded.send('next')).turn).toBe(2)
     expect(() => { seeded.options = { provider: '' } as never }).toThrow('invalid agent options: provider must be a non-empty string')
   })

@@ -1,5 +1,5 @@
 /**
- * The `./invariant` companion of `@logbook/session-projection`. Folds carry no event relation (spec 03 §8), but one
+ * The `./invariant` companion of `@logbook/session-projection` (spec 03 §8). Folds carry no event relation, but one
  * relation does hold at runtime: a projection checkpoint is never ahead of the durable log. From
  * `persistence/committed` it tracks each session's durable cursor, and at every `projection/checkpointed` it checks
  * that the checkpoint's `seq` is below that cursor and that its anchor copies the live session's event at `seq`.

@@ -17,7 +17,7 @@ describe('./invariant: a projection checkpoint is never ahead of the durable log
     expect(invariant.inject).toEqual(['sessions'])
   })
 
-  it('real checkpoint writes pass: no error is logged', async () => {
+  it('L-121 real checkpoint writes pass: no error is logged', async () => {
     const { app, logs } = await appWithInvariant()
     const s = app.sessions.create(sid('s'))
     const first = nextCheckpoint(app)
@@ -29,7 +29,7 @@ describe('./invariant: a projection checkpoint is never ahead of the durable log
     expect(logs).toEqual([])
   })
 
-  it('a checkpoint at or past the durable cursor, or with a wrong anchor, is logged at error level', async () => {
+  it('L-121 a checkpoint at or past the durable cursor, or with a wrong anchor, is logged at error level', async () => {
     const { app, logs } = await appWithInvariant()
     const s = app.sessions.create(sid('s'))
     turn(s, 1)

@@ -9,7 +9,7 @@ import type { SessionEvent, SessionHeader, SessionId } from '@logbook/session'
 export const T0 = 1_750_000_000_000
 
 /** The cwd every built header carries unless told otherwise. */
-export const CWD = '/work/conformance'
+export const CWD = '/home/user/conformance'
 
 /** A raw event with envelope keys in core order; `extra` holds `surfaceOp`, `sourceEventSeqs` or `ignorable`. */
 export function event(type: string, seq: number, data: unknown, extra: Record<string, unknown> = {}): SessionEvent {

@@ -75,7 +75,7 @@ export class Mount {
 
   /** A published live session (prepare → enter → announce) with `detach` to end it (`session/disposed`). */
   live(id: string, options: { readonly meta?: SessionMeta; readonly seed?: readonly SessionEvent[]; readonly inheritedEventCount?: number } = {}): { session: Session; detach: () => void } {
-    const session = this.sessions.prepare(id as SessionId, { meta: { cwd: '/work/conformance', ...options.meta }, ...(options.seed ? { seed: options.seed } : {}), ...(options.inheritedEventCount === undefined ? {} : { inheritedEventCount: options.inheritedEventCount }) })
+    const session = this.sessions.prepare(id as SessionId, { meta: { cwd: '/home/user/conformance', ...options.meta }, ...(options.seed ? { seed: options.seed } : {}), ...(options.inheritedEventCount === undefined ? {} : { inheritedEventCount: options.inheritedEventCount }) })
     const detach = this.sessions.enter(session)
     this.sessions.announce(session)
     return { session, detach }

@@ -12,10 +12,10 @@ import {
   type SessionHeader,
 } from '@logbook/session'
 import type { PhysicalScan, ScanRecord } from './backend.ts'
-import { formatVersionError, SessionPersistenceCorruptionError, unknownEventTypeError } from './errors.ts'
+import { about, formatVersionError, SessionPersistenceCorruptionError, unknownEventTypeError } from './errors.ts'
 import { isTurnEndEvidence } from './record-codec.ts'
 import type { TornTailReport } from './types.ts'
-import { about, describe } from './util.ts'
+import { describe } from './util.ts'
 
 /** Everything a read path learns from one scan. */
 export interface StoredState<M> {
@@ -113,7 +113,7 @@ class Walk {
     if (!info.known) this.unknownType = type
   }
 
-  /** The §2.2 envelope problem of a decoded event expected at `expected`, or `undefined` when valid. */
+  /** The 01 §2.2 envelope problem of a decoded event expected at `expected`, or `undefined` when valid. */
   private envelopeProblem(event: unknown, expected: number): string | undefined {
     if (typeof event !== 'object' || event === null || Array.isArray(event)) return 'event must be an object'
     const e = event as Record<string, unknown>

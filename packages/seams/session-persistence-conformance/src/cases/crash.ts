@@ -48,7 +48,7 @@ export function crashCases(options: ConformanceOptions): void {
       }
       const child = await h.worker({ config: { writeBatchMaxDelayMs: 60_000 } })
       const delay = rng.int(0, 60)
-      const run = child.request({ op: 'live-create', id, cwd: '/work/crash', appends, flush: true })
+      const run = child.request({ op: 'live-create', id, cwd: '/home/user/crash', appends, flush: true })
       run.catch(() => {})
       await new Promise(resolve => setTimeout(resolve, delay))
       await child.kill()
@@ -59,7 +59,7 @@ export function crashCases(options: ConformanceOptions): void {
         expect(stored.tornTail, where).toBeNull()
         stored.events.forEach((e: SessionEvent, j) => expectLossless({ type: e.type, data: e.data }, appends[j], where))
       } else {
-        const handle = await m.persistence.create(header(id, { cwd: '/work/crash' }))
+        const handle = await m.persistence.create(header(id, { cwd: '/home/user/crash' }))
         await handle.append([{ type: 'turn/start', seq: 0, time: 1, data: { turn: 1 } } as SessionEvent])
         await handle.close()
       }

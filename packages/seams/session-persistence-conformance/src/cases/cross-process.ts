@@ -137,8 +137,8 @@ export function crossProcessCases(options: ConformanceOptions): void {
     const m = await h.mount()
     const [a, b] = await Promise.all([h.worker(), h.worker()])
     const outcomes = await Promise.allSettled([
-      a.request<{ seq: number }>({ op: 'live-create', id: 'n1', cwd: '/work/a', appends: turnAppends(1, 'from a'), flush: true }),
-      b.request<{ seq: number }>({ op: 'live-create', id: 'n1', cwd: '/work/b', appends: turnAppends(1, 'from b'), flush: true }),
+      a.request<{ seq: number }>({ op: 'live-create', id: 'n1', cwd: '/home/user/a', appends: turnAppends(1, 'from a'), flush: true }),
+      b.request<{ seq: number }>({ op: 'live-create', id: 'n1', cwd: '/home/user/b', appends: turnAppends(1, 'from b'), flush: true }),
     ])
     const won = outcomes.findIndex(o => o.status === 'fulfilled')
     expect(won).not.toBe(-1)
@@ -146,7 +146,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
     expect(lost.status).toBe('rejected')
     await remoteRejects(Promise.reject((lost as PromiseRejectedResult).reason), 'SESSION_LOCKED')
     const inspection = await m.persistence.inspect('n1')
-    expect(inspection.header.cwd).toBe(won === 0 ? '/work/a' : '/work/b')
+    expect(inspection.header.cwd).toBe(won === 0 ? '/home/user/a' : '/home/user/b')
     expect(inspection.events).toHaveLength(2)
     expect((inspection.events[1]!.data as { content: { text: string }[] }).content[0]!.text).toBe(won === 0 ? 'from a' : 'from b')
     // The winner keeps writing; the loser's further flushes keep failing.
@@ -160,7 +160,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
   it.skipIf(!xp)('P-060 breakLock under a live writer: its next write is SESSION_LOCKED lost, nothing written', async () => {
     const m = await h.mount()
     const child = await h.worker()
-    await child.request({ op: 'live-create', id: 'w1', cwd: '/work/w', appends: turnAppends(1, 'hi'), flush: true })
+    await child.request({ op: 'live-create', id: 'w1', cwd: '/home/user/w', appends: turnAppends(1, 'hi'), flush: true })
     const error = await rejects(m.persistence.open('w1', 'write'), 'SESSION_LOCKED')
     const ownerId = (error.details?.['holder'] as { ownerId: string }).ownerId
     const before = await storedState(m, 'w1')

@@ -7,9 +7,9 @@ import { appendLive, completeTurn, openToolStep } from '../events.ts'
 import { expectLossless, storedState } from '../expect.ts'
 import type { ConformanceOptions } from '../types.ts'
 
-/** A live parent `p1` (cwd /work/fork, delegationDepth 1) with a complete turn and an open tool step; flushed. */
+/** A live parent `p1` (cwd /home/user/fork, delegationDepth 1) with a complete turn and an open tool step; flushed. */
 async function liveParent(m: Mount): Promise<Session> {
-  const { session } = m.live('p1', { meta: { cwd: '/work/fork', delegationDepth: 1 } })
+  const { session } = m.live('p1', { meta: { cwd: '/home/user/fork', delegationDepth: 1 } })
   for (const e of [...completeTurn(0, 1), ...openToolStep(6, 2, ['c1'], ['c2'])]) appendLive(session, e)
   await m.sessions.flush(session)
   return session
@@ -35,7 +35,7 @@ export function forkLineageCases(options: ConformanceOptions): void {
     expect(closers.map(e => e.type)).toEqual(['tool/result', 'tool/result', 'step/end', 'turn/end'])
     expect(closers.at(-1)!.data).toEqual({ turn: 2, reason: { kind: 'forked' } })
     const inspection = await m.persistence.inspect('k1')
-    expect(inspection.header).toMatchObject({ id: 'k1', parentSession: 'p1', seedLength: b + 1, isSeeded: true, cwd: '/work/fork', delegationDepth: 1 })
+    expect(inspection.header).toMatchObject({ id: 'k1', parentSession: 'p1', seedLength: b + 1, isSeeded: true, cwd: '/home/user/fork', delegationDepth: 1 })
     expect(inspection.inheritedEventCount).toBe(b + 1)
     expect(inspection.openTurn).toBeNull()
     const after = await storedState(m, 'p1')
@@ -60,7 +60,7 @@ export function forkLineageCases(options: ConformanceOptions): void {
     await m2.sessions.flush(grandchild)
     await m2.sessions.flush(resumed.session)
     const g = await m2.persistence.inspect('g1')
-    expect(g.header).toMatchObject({ parentSession: 'k1', isSeeded: true, seedLength: resumed.session.seq, cwd: '/work/fork', delegationDepth: 1 })
+    expect(g.header).toMatchObject({ parentSession: 'k1', isSeeded: true, seedLength: resumed.session.seq, cwd: '/home/user/fork', delegationDepth: 1 })
     expect(g.inheritedEventCount).toBe(resumed.session.seq)
     expectLossless(g.events.slice(0, resumed.session.seq), [...resumed.session.events])
     expect((await m2.persistence.list({ parentSession: 'k1' })).items.map(i => i.id)).toEqual(['g1'])

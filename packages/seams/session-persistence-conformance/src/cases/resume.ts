@@ -100,7 +100,7 @@ export function resumeCases(options: ConformanceOptions): void {
 
   it('P-068 resume leaves lineage (parentSession, seedLength, isSeeded, cwd, delegationDepth) and inheritedEventCount unchanged', async () => {
     const m = await h.mount()
-    const parentHeader = header('p1', { cwd: '/work/lineage', origin: 'subagent', delegationDepth: 2, agentPreset: 'reviewer' })
+    const parentHeader = header('p1', { cwd: '/home/user/lineage', origin: 'subagent', delegationDepth: 2, agentPreset: 'reviewer' })
     const parent = completeTurns(2)
     const fork = forkSeed(parentHeader as SessionHeader, parent, 8)
     const childHeader = header('k1', { ...fork.meta })
@@ -111,7 +111,7 @@ export function resumeCases(options: ConformanceOptions): void {
     await m.sessions.flush(session)
     const inspection = await m.persistence.inspect('k1')
     expectLossless(inspection.header, childHeader)
-    expect(inspection.header).toMatchObject({ parentSession: 'p1', seedLength: 9, isSeeded: true, cwd: '/work/lineage', delegationDepth: 2, origin: 'subagent', agentPreset: 'reviewer' })
+    expect(inspection.header).toMatchObject({ parentSession: 'p1', seedLength: 9, isSeeded: true, cwd: '/home/user/lineage', delegationDepth: 2, origin: 'subagent', agentPreset: 'reviewer' })
     expect(inspection.inheritedEventCount).toBe(9)
     detach()
     const again = await m.resume('k1')

@@ -140,7 +140,7 @@ export async function runCrashChain(h: Harness, options: ChainOptions): Promise<
     expectSameEvents(closers, openTurnClosers(prefix, { kind: 'interrupted' }), tag(k, 'inspect closers'))
     const firstTurn = nextTurn([...prefix, ...closers])
     const plan: CrashPlan & { final: boolean } = {
-      id, seed: rng.int(0, 2 ** 31 - 2), mode: options.mode, cwd: '/work/crash', maxEvents: options.maxEvents, final,
+      id, seed: rng.int(0, 2 ** 31 - 2), mode: options.mode, cwd: '/home/user/crash', maxEvents: options.maxEvents, final,
     }
     const child = await nextChild
     let acked = 0
