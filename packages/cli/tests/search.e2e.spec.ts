@@ -4,7 +4,7 @@
  * sessions another process stored, and `--reindex` with progress.
  */
 
-import { rmSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { SessionEvent } from '@logbook/session'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -81,6 +81,14 @@ describe('logbook search', () => {
     const missing = await logbook(['search', 'x', '--session', 'nope'], { cwd })
     expect(missing.code).toBe(3)
     expect(lines(missing.stderr)).toEqual(['logbook: session "nope" not found [SESSION_NOT_FOUND]'])
+  })
+
+  it('L-122 a config app without persistence: search is NOT_CONFIGURED, one line, exit 1', async () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, 'cordis.yml'), "- { id: session, name: '@logbook/session' }\n")
+    const run = await logbook(['search', '--config', 'cordis.yml', 'anything'], { cwd: dir })
+    expect(run.code).toBe(1)
+    expect(lines(run.stderr)).toEqual(['logbook: session persistence is not configured (no plugin provides ctx.sessionPersistence) [NOT_CONFIGURED]'])
   })
 
   it('L-123 a session another process stored is found; --reindex rebuilds with progress lines', async () => {

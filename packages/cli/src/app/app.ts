@@ -30,7 +30,8 @@ export interface App {
   projections(): SessionProjections | undefined
   /**
    * `ctx.sessionSearch`, loading `@logbook/session-search` (default config) on the app when it does not provide it.
-   * @throws what the plugin's start throws (`INDEX_PATH_REQUIRED` for a store without a local location).
+   * @throws CliError `NOT_CONFIGURED` without persistence; what the plugin's start throws (`INDEX_PATH_REQUIRED` for a
+   * store without a local location).
    */
   search(): Promise<SessionSearch>
   /** Dispose agents, then the plugins in reverse order; idempotent. */
@@ -58,6 +59,8 @@ export function createApp(ctx: Context, plugins: Disposable[], exporter: StderrL
   const loadSearch = async (): Promise<SessionSearch> => {
     const loaded = ctx.get('sessionSearch') as SessionSearch | undefined
     if (loaded !== undefined) return loaded
+    // The plugin injects persistence: without it the plugin never starts, so name what is missing.
+    required<SessionPersistence>(ctx, 'sessionPersistence', 'session persistence')
     const { default: plugin } = await import('@logbook/session-search')
     const fiber = ctx.plugin(plugin)
     plugins.push({ dispose: () => fiber.dispose() })
