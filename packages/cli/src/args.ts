@@ -8,12 +8,12 @@ import { usageError } from './errors.ts'
 
 /** The commands of §6.2, plus the demo's hidden child. */
 export type CommandName =
-  | 'demo' | 'run' | 'list' | 'show' | 'fork' | 'compact' | 'verify' | 'export' | 'import' | '__demo-child'
+  | 'demo' | 'run' | 'chat' | 'list' | 'show' | 'fork' | 'compact' | 'verify' | 'export' | 'import' | '__demo-child'
   | 'search' | 'delete'
 
 /** The public commands, in help order. */
 export const COMMANDS: readonly CommandName[] = Object.freeze([
-  'demo', 'run', 'list', 'show', 'fork', 'compact', 'verify', 'export', 'import',
+  'demo', 'run', 'chat', 'list', 'show', 'fork', 'compact', 'verify', 'export', 'import',
   'search', 'delete',
 ])
 
@@ -34,6 +34,9 @@ const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; comma
   'cursor': { kind: 'string', commands: ['list'] },
   'surface': { kind: 'boolean', commands: ['show'] },
   'log': { kind: 'boolean', commands: ['show'] },
+  'projections': { kind: 'boolean', commands: ['show'] },
+  'resume': { kind: 'string', commands: ['chat'] },
+  'fork': { kind: 'string', commands: ['chat'] },
   'at': { kind: 'string', commands: ['fork', 'show'] },
   'as': { kind: 'string', commands: ['fork', 'import'] },
   'format': { kind: 'string', commands: ['export'] },
