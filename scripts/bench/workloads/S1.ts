@@ -9,8 +9,8 @@ import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import SessionSearch from '@logbook/session-search'
 import { collectGarbage, report } from '../harness.ts'
-import { W_TURNS, wEvents } from '../w.ts'
-import { mount, runChild, storeEvents, storePath, tempStore } from './b2-store.ts'
+import { W_TURNS, wEvents } from '../session-w.ts'
+import { mount, runChild, storeEvents, storePath, tempStore } from './persistence-store.ts'
 
 /** Texts W gives: per turn the prompt, two replies, the tool's name, arguments and result. */
 const W_TEXTS = W_TURNS * 6

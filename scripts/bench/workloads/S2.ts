@@ -10,9 +10,9 @@
 
 import SessionSearch from '@logbook/session-search'
 import { collectGarbage, report } from '../harness.ts'
-import { wEvents } from '../w.ts'
-import { mount, runChild, storeEvents, tempStore } from './b2-store.ts'
-import { B9_SESSIONS } from './b9.ts'
+import { wEvents } from '../session-w.ts'
+import { mount, runChild, storeEvents, tempStore } from './persistence-store.ts'
+import { B9_SESSIONS } from './B9-common.ts'
 
 /** The common word timed (in W's vocabulary: most sessions hold it). */
 const COMMON = 'deploy'

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Context, type Message } from '@deepseek-ai/cordis'
 import SessionStore, { type SessionEvent, type SessionId } from '@logbook/session'
 import type { SessionPersistence } from '@logbook/session-persistence'
+import { testApp } from '@logbook/test-kit'
 import type { SqliteBackend } from '../src/backend.ts'
 import { resolveStorePath } from '../src/config.ts'
 import SqliteSessionPersistence from '../src/index.ts'
@@ -28,9 +29,7 @@ afterEach(async () => {
 interface App { app: Context; persistence: SessionPersistence; sessions: SessionStore; logs: Message[]; path: string }
 
 async function mount(path: string, config: Record<string, unknown> = {}, withInvariant = false): Promise<App> {
-  const app = new Context()
-  const logs: Message[] = []
-  app.logger.exporter({ levels: { default: 3 }, export: message => logs.push(message) })
+  const { app, records: logs } = testApp()
   const store = app.plugin(SessionStore)
   await store
   const fiber = app.plugin(SqliteSessionPersistence, { path, writeBatchMaxDelayMs: 5, ...config })
@@ -142,7 +141,7 @@ describe('stored sessions', () => {
   it('a newer format version and an unknown non-ignorable type are refused naming the direction and the database', async () => {
     const app = await mount(freshPath())
     await storeTurns(app, 'newer', turn(0))
-    sqliteDamage(app.path).setHeaderField('newer', 'version', 2)
+    sqliteDamage(app.path).setHeaderField('newer', 'version', 3)
     const newer = await rejection(app.persistence.open('newer', 'write'))
     expect(newer).toMatchObject({ code: 'SESSION_FORMAT_UNSUPPORTED', direction: 'newer' })
     expect(newer.message).toMatch(/newer.*upgrade.*\(raw log: .*logbook\.sqlite\)$/)

@@ -1,15 +1,8 @@
 import { Context } from '@deepseek-ai/cordis'
 import { describe, expect, it } from 'vitest'
+import { deferred } from '@logbook/test-kit'
 import SessionStore, { Session } from '../src/index.ts'
 import { appendAs, ev, expectError, makeApp, published, sid, thrown } from './harness.ts'
-
-/** A promise with its settle functions (Node 20 has no `Promise.withResolvers`). */
-function deferred(): { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } {
-  let resolve!: () => void
-  let reject!: (error: unknown) => void
-  const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej })
-  return { promise, resolve, reject }
-}
 
 const tick = (): Promise<void> => new Promise(resolve => setImmediate(resolve))
 
@@ -57,7 +50,7 @@ describe('create, get and list', () => {
     const { store } = await makeApp()
     const s = store.create(sid('m'), { meta: { agentPreset: 'x', cwd: '/w', createdAt: 7, origin: 'subagent', parentSession: sid('p') } })
     expect(Object.keys(s.header)).toEqual(['version', 'id', 'createdAt', 'cwd', 'parentSession', 'origin', 'agentPreset'])
-    expect(s.header).toMatchObject({ version: 1, id: 'm', createdAt: 7 })
+    expect(s.header).toMatchObject({ version: 2, id: 'm', createdAt: 7 })
     expectError(() => store.create(sid('n'), { meta: { foo: 1 } as never }), 'INVALID_HEADER', 'session header has unknown field "foo"')
     expectError(() => store.create(sid('n'), { meta: { version: 2 } as never }), 'INVALID_HEADER', 'session header has unknown field "version"')
     expect(store.get(sid('n'))).toBeUndefined()

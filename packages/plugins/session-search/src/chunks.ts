@@ -1,7 +1,7 @@
 /**
  * Streamed chunks whose text no assistant message carries (spec 04 §2): the attempts a request error or a crash cut
  * off (03 §5.2 keeps their chunks and writes no message). Chunks wait here until their step ends; the ones an
- * `assistant/message` cites are dropped, the rest become one text per kind (text, reasoning, tool arguments).
+ * `assistant/message` cites are dropped, the rest become one text per kind (text, reasoning, refusal, tool arguments).
  */
 import type { SessionEvent } from '@logbook/session'
 import type { SearchField } from './types.ts'
@@ -25,6 +25,7 @@ export interface OrphanText {
 const FIELD_OF: Readonly<Record<string, { field: SearchField; key: 'text' | 'argumentsDelta' }>> = {
   'text-delta': { field: 'assistant', key: 'text' },
   'reasoning-delta': { field: 'reasoning', key: 'text' },
+  'refusal-delta': { field: 'refusal', key: 'text' },
   'tool-call-delta': { field: 'tool-arguments', key: 'argumentsDelta' },
 }
 

@@ -58,9 +58,11 @@ function assistantPieces(data: Loose, out: Piece[]): void {
   const message = isRecord(data.message) ? data.message : {}
   const content = Array.isArray(message.content) ? (message.content as readonly ContentBlock[]) : []
   push(out, 'assistant', textBlocks(content))
-  const reasoning: string[] = []
-  for (const block of content) if (block?.type === 'reasoning' && typeof block.text === 'string') reasoning.push(block.text)
-  push(out, 'reasoning', reasoning.join('\n'))
+  for (const kind of ['reasoning', 'refusal'] as const) {
+    const parts: string[] = []
+    for (const block of content) if (block?.type === kind && typeof block.text === 'string') parts.push(block.text)
+    push(out, kind, parts.join('\n'))
+  }
   for (const block of content) {
     if (block?.type !== 'tool-call') continue
     push(out, 'tool-name', block.name)

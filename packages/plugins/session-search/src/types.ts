@@ -2,7 +2,7 @@
 import type { SessionId } from '@logbook/session'
 
 /**
- * What part of an event a hit's text comes from (04 §2): message text by role, reasoning, a tool call's name or
+ * What part of an event a hit's text comes from (04 §2): message text by role, reasoning, a refusal, a tool call's name or
  * arguments, a tool result (or error), a compaction summary, a turn or compaction error, todos, an explicit title.
  */
 export type SearchField =
@@ -11,6 +11,7 @@ export type SearchField =
   | 'plugin'
   | 'assistant'
   | 'reasoning'
+  | 'refusal'
   | 'tool-name'
   | 'tool-arguments'
   | 'tool-result'

@@ -58,11 +58,14 @@ describe('what events contribute', () => {
     const todos = more.append('todo/write', { todos: [{ content: 'ship it', status: 'pending' }, { content: 'tell ops', status: 'completed' }] })
     const title = appendAs(more, 'session/title', { title: 'Release plan' }, { ignorable: true })
     const reasoning = more.append('assistant/message', {
-      turn: 1, step: 1, message: { id: 'a' as never, role: 'assistant', source: { kind: 'model', provider: 'p', model: 'm' }, content: [{ type: 'reasoning', text: 'think twice' }] },
+      turn: 1, step: 1, message: { id: 'a' as never, role: 'assistant', source: { kind: 'model', provider: 'p', model: 'm' }, content: [
+        { type: 'reasoning', text: 'think twice' }, { type: 'refusal', text: 'I cannot share that' }, { type: 'text', text: 'Here is why.' },
+      ] },
     }, { surfaceOp: 'append', sourceEventSeqs: [] })
     expect([error, todos, title, reasoning].map(piecesOf)).toEqual([
       [{ field: 'error', text: 'RATE_LIMIT slow down' }], [{ field: 'todo', text: 'ship it\ntell ops' }],
-      [{ field: 'title', text: 'Release plan' }], [{ field: 'reasoning', text: 'think twice' }],
+      [{ field: 'title', text: 'Release plan' }],
+      [{ field: 'assistant', text: 'Here is why.' }, { field: 'reasoning', text: 'think twice' }, { field: 'refusal', text: 'I cannot share that' }],
     ])
   })
 

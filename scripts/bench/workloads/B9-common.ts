@@ -4,7 +4,7 @@
  */
 
 import { report } from '../harness.ts'
-import { childStep, tempStore, type BackendKind } from './b2-store.ts'
+import { childStep, tempStore, type BackendKind } from './persistence-store.ts'
 
 /** Sessions listed by B9. */
 export const B9_SESSIONS = 1000

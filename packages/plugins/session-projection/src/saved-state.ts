@@ -1,11 +1,12 @@
 /**
- * Projection checkpoints of live sessions (03 §1.4): the synchronous capture, and the writer that triggers after
+ * Saved projection state of live sessions (03 §1.4, whose public names — `checkpoint(S)`, `projection/checkpointed`,
+ * the persistence seam's `ProjectionCheckpoint` — call it a projection checkpoint; inside the code "checkpoint" is
+ * left to the durable flush of `session-checkpoint-policy`): the synchronous capture, and the writer that triggers after
  * each `turn/end` and after every `everyEvents` state-changing events, flushes the log first (so a checkpoint is
  * never ahead of it) and keeps at most one write per session in flight.
  */
-import { isJsonValue, type Session, type SessionEvent } from '@logbook/session'
+import { isJsonValue, messageOf, type Session, type SessionEvent } from '@logbook/session'
 import type { Warn } from './cells.ts'
-import { errorMessage } from './errors.ts'
 import type { ProjectionRegistry } from './registry.ts'
 import type { ProjectionCheckpointData, ProjectionCheckpointRow } from './types.ts'
 
@@ -14,7 +15,7 @@ import type { ProjectionCheckpointData, ProjectionCheckpointRow } from './types.
  * is not apply-faulted and whose state is lossless JSON (others are left out, with a warning). Undefined when the
  * log is empty (there is no event to anchor on).
  */
-export function captureCheckpoint(registry: ProjectionRegistry, session: Session, warn: Warn): ProjectionCheckpointData | undefined {
+export function captureSavedState(registry: ProjectionRegistry, session: Session, warn: Warn): ProjectionCheckpointData | undefined {
   const regs = registry.registrations()
   const cells = registry.cells(session, regs)
   const seq = session.seq - 1
@@ -57,7 +58,7 @@ interface Track {
 }
 
 /** Triggers and serialises the checkpoint writes of live sessions (weakly held per session). */
-export class CheckpointWriter {
+export class SavedStateWriter {
   private readonly tracks = new WeakMap<Session, Track>()
   private readonly running = new Set<Promise<void>>()
   private closed = false
@@ -104,7 +105,7 @@ export class CheckpointWriter {
           this.host.written(cp)
         } catch (error) {
           if (this.host.isLive(session)) {
-            this.host.warn(`projection checkpoint of session ${session.id} at seq ${cp.seq} failed: ${errorMessage(error)}`)
+            this.host.warn(`projection checkpoint of session ${session.id} at seq ${cp.seq} failed: ${messageOf(error)}`)
           }
         }
       } while (track.again)

@@ -1,7 +1,7 @@
 /**
  * Shared by the persistence workloads (B2, B4, B5, B9, M): mounting a backend on a temp dir, storing W quickly,
  * the resume sequence of 02 §4.3, and running a workload script in a fresh child process (`runChild`; `childStep` for
- * one measurement step of `b2-child.ts`).
+ * one measurement step of `persistence-child.ts`).
  * Fixtures live in the OS temp dir, never in the repo; every helper that creates one also removes it.
  */
 
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { Context, type Fiber } from '@deepseek-ai/cordis'
 import SessionStore, { openTurnClosers, SessionId, type Session, type SessionEvent, type SessionHeader } from '@logbook/session'
 import type { SessionPersistence } from '@logbook/session-persistence'
-import { W_EVENTS_PER_TURN } from '../w.ts'
+import { W_EVENTS_PER_TURN } from '../session-w.ts'
 
 /** The two durable backends the workloads compare. */
 export type BackendKind = 'jsonl' | 'sqlite'
@@ -128,7 +128,7 @@ export function runChild(file: string, args: readonly string[], failure: string)
   return line
 }
 
-/** Runs `b2-child.ts <step> …args` in a fresh process and returns the JSON it printed as its last line. */
+/** Runs `persistence-child.ts <step> …args` in a fresh process and returns the JSON it printed as its last line. */
 export function childStep<T>(step: string, ...args: string[]): T {
-  return JSON.parse(runChild('b2-child.ts', [step, ...args], `bench child step ${step}`)) as T
+  return JSON.parse(runChild('persistence-child.ts', [step, ...args], `bench child step ${step}`)) as T
 }

@@ -1,17 +1,17 @@
 /**
  * The session store (spec 01 §1.7, §6): `ctx.sessions`, a Cordis Service. It registers live sessions, publishes
  * them through Cordis events, runs pre-commit checks and keeps the registry of known event types; the state and
- * algorithms are in `store-core.ts`. Methods that register something (`create`, `fork`, `addCheck`,
+ * algorithms are in `hub.ts`. Methods that register something (`create`, `fork`, `addCheck`,
  * `registerEventType`) bind it to the caller's fiber.
  */
 
 import { type Context, Service } from '@deepseek-ai/cordis'
 import { forkLive } from './fork.ts'
 import { assertSessionId } from './header.ts'
-import { trackListenerOriginals } from './listeners.ts'
+import { type StoreEvents, storeEvents } from './cordis-fast-path.ts'
 import { headerFromMeta } from './seed.ts'
 import { Session, type SessionEventCheck } from './session.ts'
-import { StoreCore } from './store-core.ts'
+import { StoreHub } from './hub.ts'
 import type {
   CreateSessionOptions, PrepareSessionOptions, RestoreSessionOptions, SessionEvent, SessionHeader, SessionId,
 } from './types.ts'
@@ -38,14 +38,21 @@ function isRestore(options: PrepareSessionOptions): options is RestoreSessionOpt
  * `session/flush` and `session/disposed`. Disposing the store detaches every remaining session.
  */
 export default class SessionStore extends Service {
-  /** @internal The state, on a plain object (see `StoreCore`). */
-  readonly core: StoreCore
+  /** @internal The state, on a plain object (see `StoreHub`). */
+  readonly hub: StoreHub
 
   constructor(ctx: Context) {
     super(ctx, 'sessions')
-    const core = this.core = new StoreCore(ctx)
-    ctx.effect(() => trackListenerOriginals(ctx), 'sessions.listeners')
-    ctx.effect(() => () => core.detachAll(), 'sessions.detachAll')
+    let events!: StoreEvents
+    ctx.effect(() => {
+      events = storeEvents(ctx)
+      return () => events.dispose()
+    }, 'sessions.listeners')
+    const hub = this.hub = new StoreHub(ctx, events)
+    if (events.fallback !== undefined) {
+      ctx.logger('sessions').debug('session/event listeners resolve through ctx.events.dispatch: %s', events.fallback)
+    }
+    ctx.effect(() => () => hub.live.detachAll(), 'sessions.detachAll')
   }
 
   /**
@@ -54,10 +61,10 @@ export default class SessionStore extends Service {
    * error, and `UNKNOWN_EVENT_TYPE` (seed prefix) for a seed type that is neither known nor ignorable.
    */
   prepare(id?: SessionId, options?: PrepareSessionOptions): Session {
-    const core = this.core
+    const hub = this.hub
     if (id !== undefined) assertSessionId(id)
-    const sessionId = id ?? core.mintId()
-    core.assertFree(sessionId)
+    const sessionId = id ?? hub.live.mintId()
+    hub.live.assertFree(sessionId)
     let session: Session
     if (options !== undefined && isRestore(options)) {
       const { seed, meta, inheritedEventCount, eventState } = options
@@ -69,7 +76,7 @@ export default class SessionStore extends Service {
       if (options?.inheritedEventCount !== undefined) init.inheritedEventCount = options.inheritedEventCount
       session = Session.create(sessionId, init)
     }
-    core.assertKnownSeed(session)
+    hub.assertKnownSeed(session)
     return session
   }
 
@@ -79,7 +86,7 @@ export default class SessionStore extends Service {
    * @throws SessionError as `prepare` and `enter`; a `session/created` listener's error unchanged.
    */
   create(id?: SessionId, options?: CreateSessionOptions): Session {
-    return this.core.publish(this.ctx, this.prepare(id, options))
+    return this.hub.live.publish(this.ctx, this.prepare(id, options))
   }
 
   /**
@@ -87,8 +94,8 @@ export default class SessionStore extends Service {
    * (§6.1 step 4), in one effect on the caller's fiber (§6.5).
    */
   adopt(session: Session): Session {
-    this.core.assertKnownSeed(session)
-    return this.core.publish(this.ctx, session)
+    this.hub.assertKnownSeed(session)
+    return this.hub.live.publish(this.ctx, session)
   }
 
   /**
@@ -96,7 +103,7 @@ export default class SessionStore extends Service {
    * @throws SessionError `ALREADY_ATTACHED`, `SESSION_ALREADY_EXISTS`.
    */
   enter(session: Session): () => void {
-    return this.core.enter(session)
+    return this.hub.live.enter(session)
   }
 
   /**
@@ -104,22 +111,22 @@ export default class SessionStore extends Service {
    * @throws SessionError `SESSION_NOT_LIVE`, `ALREADY_ANNOUNCED`; a `session/created` listener's error unchanged.
    */
   announce(session: Session): void {
-    this.core.announce(session)
+    this.hub.live.announce(session)
   }
 
   /** The live session with this id, if any. */
   get(id: SessionId): Session | undefined {
-    return this.core.entries.get(id)?.session
+    return this.hub.live.entries.get(id)?.session
   }
 
   /** The live sessions in entry order. */
   list(): Session[] {
-    return Array.from(this.core.entries.values(), entry => entry.session)
+    return Array.from(this.hub.live.entries.values(), entry => entry.session)
   }
 
   /** @internal True iff `session` is the live object for its id in this store. */
   isLiveObject(session: Session): boolean {
-    return this.core.liveEntry(session) !== undefined
+    return this.hub.live.liveEntry(session) !== undefined
   }
 
   /**
@@ -137,15 +144,15 @@ export default class SessionStore extends Service {
    * @throws SessionError `SESSION_NOT_LIVE` (as a rejection).
    */
   flush(session: Session): Promise<boolean> {
-    return this.core.flush(session)
+    return this.hub.live.flush(session)
   }
 
   /**
    * Register a pre-commit check on the caller's fiber (§3.4); returns its disposer.
    */
   addCheck(check: SessionEventCheck): () => void {
-    const core = this.core
-    return this.ctx.effect(() => core.addCheck(check), 'sessions.addCheck()')
+    const hub = this.hub
+    return this.ctx.effect(() => hub.addCheck(check), 'sessions.addCheck()')
   }
 
   /**
@@ -155,13 +162,13 @@ export default class SessionStore extends Service {
   registerEventType(type: string): () => void {
     assertEventTypeName(type)
     if (isCoreEventType(type)) return () => {}
-    const core = this.core
-    return this.ctx.effect(() => core.register(type), 'sessions.registerEventType()')
+    const hub = this.hub
+    return this.ctx.effect(() => hub.register(type), 'sessions.registerEventType()')
   }
 
   /** True iff `type` is a core type or currently registered. */
   isKnownEventType(type: string): boolean {
-    return this.core.isKnownEventType(type)
+    return this.hub.isKnownEventType(type)
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Child entry of the persistence workloads: `b2-child.ts <step> <backend> <dir> [count]` runs one step in a fresh
+ * Child entry of the persistence workloads: `persistence-child.ts <step> <backend> <dir> [count]` runs one step in a fresh
  * process and prints its figures as one JSON line. Steps:
  * - `prep-w`: store W as session `w` (not durable: preparation is not timed);
  * - `resume`: B2, cold resume of `w` (open, read, repair check, rebuild, publish, derive messages), timed;
@@ -17,8 +17,8 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { encodeBatch } from '@logbook/session-persistence'
 import { collectGarbage } from '../harness.ts'
-import { wEvents } from '../w.ts'
-import { backendKind, mount, resume, storeEvents, storePath, type BackendKind } from './b2-store.ts'
+import { wEvents } from '../session-w.ts'
+import { backendKind, mount, resume, storeEvents, storePath, type BackendKind } from './persistence-store.ts'
 
 type Sqlite = {
   prepare(sql: string): { all(...args: unknown[]): { body?: string; header?: string; id?: string }[]; get(...args: unknown[]): { body?: string; header?: string } | undefined }

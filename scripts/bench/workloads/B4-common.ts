@@ -15,8 +15,8 @@ import { Context, type Fiber } from '@deepseek-ai/cordis'
 import SessionStore, { SessionId, type Session, type SessionEvent } from '@logbook/session'
 import { encodeBatch } from '@logbook/session-persistence'
 import { collectGarbage, report } from '../harness.ts'
-import { wAppendList } from '../w.ts'
-import { mount, storePath, tempStore, type BackendKind } from './b2-store.ts'
+import { wAppendList } from '../session-w.ts'
+import { mount, storePath, tempStore, type BackendKind } from './persistence-store.ts'
 
 type LooseAppend = (type: string, data: unknown, opts?: unknown) => unknown
 

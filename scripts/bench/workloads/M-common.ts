@@ -4,7 +4,7 @@
  */
 
 import { report } from '../harness.ts'
-import { childStep, tempStore, type BackendKind } from './b2-store.ts'
+import { childStep, tempStore, type BackendKind } from './persistence-store.ts'
 
 const MB = 1024 * 1024
 

@@ -8,7 +8,7 @@
  */
 
 import { report } from '../harness.ts'
-import { childStep, tempStore, type BackendKind } from './b2-store.ts'
+import { childStep, tempStore, type BackendKind } from './persistence-store.ts'
 
 /** Runs B2 for `kind` and reports the row `B2-<kind>`. */
 export function runB2(kind: BackendKind): void {
