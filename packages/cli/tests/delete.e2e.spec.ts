@@ -52,7 +52,7 @@ async function inProcess(argv: string[], cwd: string, answer: string, tty: boole
 }
 
 describe('logbook delete', () => {
-  it('L-157 without --yes and without a terminal it refuses with one usage line; the store is unchanged', async () => {
+  it('L-179 without --yes and without a terminal it refuses with one usage line; the store is unchanged', async () => {
     const { cwd, root } = await store()
     const before = snapshot(root)
     const run = await logbook(['delete', 'gone'], { cwd })
@@ -61,7 +61,7 @@ describe('logbook delete', () => {
     expect(snapshot(root)).toEqual(before)
   })
 
-  it('L-157 --yes deletes; the session no longer shows in list, show or search; a missing id is exit 3', async () => {
+  it('L-179 --yes deletes; the session no longer shows in list, show or search; a missing id is exit 3', async () => {
     const { cwd } = await store()
     expect((JSON.parse((await logbook(['search', 'jackdaw', '--json'], { cwd })).stdout) as { hits: { sessionId: string }[] }).hits.map(hit => hit.sessionId).sort())
       .toEqual(['gone', 'gone', 'kept', 'kept'])
@@ -80,7 +80,7 @@ describe('logbook delete', () => {
     expect(lines(again.stderr)).toEqual(['logbook: session "gone" not found [SESSION_NOT_FOUND]'])
   })
 
-  it('L-157 a session another process is writing is not deleted: exit 4 SESSION_LOCKED, the store unchanged', async () => {
+  it('L-179 a session another process is writing is not deleted: exit 4 SESSION_LOCKED, the store unchanged', async () => {
     const { cwd, root } = await store()
     const holder = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', fileURLToPath(new URL('./helpers/hold.ts', import.meta.url)), root, 'gone'], {
       cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'],
@@ -98,7 +98,7 @@ describe('logbook delete', () => {
     }
   })
 
-  it('L-158 on a terminal it asks: no keeps the session, yes deletes it', async () => {
+  it('L-180 on a terminal it asks: no keeps the session, yes deletes it', async () => {
     const { cwd, root } = await store()
     const before = snapshot(root)
     const kept = await inProcess(['delete', 'gone'], cwd, 'n\n', true)

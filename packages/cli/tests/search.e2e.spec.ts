@@ -32,7 +32,7 @@ describe('logbook search', () => {
     })
   })
 
-  it('L-153 ranked hits: session, seq, turn, type and field, on surface or log only, title, the match marked; then how to open or fork', async () => {
+  it('L-175 ranked hits: session, seq, turn, type and field, on surface or log only, title, the match marked; then how to open or fork', async () => {
     const run = await logbook(['search', 'Dana'], { cwd })
     expect(run.code).toBe(0)
     const note = stored.find(event => event.type === 'tool/result' && JSON.stringify(event.data).includes('Dana owns the release'))!
@@ -47,7 +47,7 @@ describe('logbook search', () => {
     expect(headings).toContainEqual(expect.stringMatching(/^c1 {2}seq \d+ · turn 1 · tool\/result tool-result · log only {2}/))
   })
 
-  it('L-153 --json prints { hits } with every field; --session narrows; Chinese text is found; no match says so on stderr', async () => {
+  it('L-175 --json prints { hits } with every field; --session narrows; Chinese text is found; no match says so on stderr', async () => {
     const run = await logbook(['search', 'deploy', '--json', '--limit', '50'], { cwd })
     expect(run.code).toBe(0)
     const { hits } = JSON.parse(run.stdout) as { hits: Hit[] }
@@ -68,7 +68,7 @@ describe('logbook search', () => {
     expect((await logbook(['search', 'deploy', '--session', 'zh'], { cwd })).stderr).toBe('no matches for "deploy"\n')
   })
 
-  it('L-154 refusals: an FTS expression FTS5 rejects, no query, a bad limit or session id → exit 2; an unknown session → exit 3', async () => {
+  it('L-176 refusals: an FTS expression FTS5 rejects, no query, a bad limit or session id → exit 2; an unknown session → exit 3', async () => {
     const bad = await logbook(['search', 'deploy AND', '--fts'], { cwd })
     expect(bad.code).toBe(2)
     expect(lines(bad.stderr)).toEqual(['logbook: invalid search query "deploy AND": fts5: syntax error near "" [INVALID_QUERY]'])
@@ -83,7 +83,7 @@ describe('logbook search', () => {
     expect(lines(missing.stderr)).toEqual(['logbook: session "nope" not found [SESSION_NOT_FOUND]'])
   })
 
-  it('L-154 a config app without persistence: search is NOT_CONFIGURED, one line, exit 1', async () => {
+  it('L-176 a config app without persistence: search is NOT_CONFIGURED, one line, exit 1', async () => {
     const dir = tempDir()
     writeFileSync(join(dir, 'cordis.yml'), "- { id: session, name: '@logbook/session' }\n")
     const run = await logbook(['search', '--config', 'cordis.yml', 'anything'], { cwd: dir })
@@ -91,7 +91,7 @@ describe('logbook search', () => {
     expect(lines(run.stderr)).toEqual(['logbook: session persistence is not configured (no plugin provides ctx.sessionPersistence) [NOT_CONFIGURED]'])
   })
 
-  it('L-155 a session another process stored is found; --reindex rebuilds with progress lines', async () => {
+  it('L-177 a session another process stored is found; --reindex rebuilds with progress lines', async () => {
     const dir = tempDir()
     const store = join(dir, '.logbook')
     await withStore(store, async (app) => {

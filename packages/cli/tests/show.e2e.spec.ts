@@ -78,7 +78,7 @@ describe('logbook show --at', () => {
     })
   })
 
-  it('L-156 starts the transcript, --log and --json at that event', async () => {
+  it('L-178 starts the transcript, --log and --json at that event', async () => {
     const second = stored.find(event => event.type === 'turn/start' && event.data.turn === 2)!
     const full = lines((await logbook(['show', 'a1'], { cwd })).stdout)
     const run = await logbook(['show', 'a1', '--at', String(second.seq)], { cwd })
@@ -95,7 +95,7 @@ describe('logbook show --at', () => {
     expect(lines((await logbook(['show', 'a1', '--at', '0'], { cwd })).stdout)).toEqual(full)
   })
 
-  it('L-156 --at past the end, not a number, or with --surface is a usage error (exit 2)', async () => {
+  it('L-178 --at past the end, not a number, or with --surface is a usage error (exit 2)', async () => {
     const past = await logbook(['show', 'a1', '--at', String(stored.length)], { cwd })
     expect(past.code).toBe(2)
     expect(lines(past.stderr)).toEqual([`logbook: --at ${stored.length} is past the end of session "a1" (${stored.length} events) [USAGE]`])

@@ -1,4 +1,4 @@
-/** P-119: the SQLite backend reports its database file as the store location; `:memory:` has none. */
+/** P-137: the SQLite backend reports its database file as the store location; `:memory:` has none. */
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
@@ -23,7 +23,7 @@ async function locationOf(path: string): Promise<SessionPersistence['storeLocati
 }
 
 describe('storeLocation', () => {
-  it('P-119 is the absolute database file, reported without creating it; :memory: has none', async () => {
+  it('P-137 is the absolute database file, reported without creating it; :memory: has none', async () => {
     const dir = tempDir()
     try {
       const path = join(dir, 'logbook.sqlite')
