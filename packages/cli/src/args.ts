@@ -8,12 +8,12 @@ import { usageError } from './errors.ts'
 
 /** The commands of §6.2, plus the demo's hidden child. */
 export type CommandName =
-  | 'demo' | 'run' | 'chat' | 'list' | 'show' | 'fork' | 'compact' | 'verify' | 'export' | 'import' | '__demo-child'
+  | 'demo' | 'run' | 'chat' | 'list' | 'show' | 'fork' | 'compact' | 'verify' | 'export' | 'import' | 'transfer' | '__demo-child'
   | 'search' | 'delete'
 
 /** The public commands, in help order. */
 export const COMMANDS: readonly CommandName[] = Object.freeze([
-  'demo', 'run', 'chat', 'list', 'show', 'fork', 'compact', 'verify', 'export', 'import',
+  'demo', 'run', 'chat', 'list', 'show', 'fork', 'compact', 'verify', 'export', 'import', 'transfer',
   'search', 'delete',
 ])
 
@@ -41,6 +41,8 @@ const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; comma
   'as': { kind: 'string', commands: ['fork', 'import'] },
   'format': { kind: 'string', commands: ['export'] },
   'out': { kind: 'string', commands: ['export'] },
+  'to': { kind: 'string', commands: ['transfer'] },
+  'all': { kind: 'boolean', commands: ['transfer'] },
   'session': { kind: 'string', commands: ['search'] },
   'fts': { kind: 'boolean', commands: ['search'] },
   'reindex': { kind: 'boolean', commands: ['search'] },

@@ -27,6 +27,7 @@ const COMMAND_TABLE: Readonly<Record<CommandName, () => Promise<Command>>> = {
   'verify': async () => (await import('./commands/verify.ts')).verify,
   'export': async () => (await import('./commands/export.ts')).exportSession,
   'import': async () => (await import('./commands/import.ts')).importSession,
+  'transfer': async () => (await import('./commands/transfer.ts')).transfer,
   '__demo-child': async () => (await import('./demo/child.ts')).demoChild,
   'search': async () => (await import('./commands/search.ts')).search,
   'delete': async () => (await import('./commands/delete.ts')).deleteSession,
