@@ -52,7 +52,7 @@ async function timedWrite(sessions: SessionStore, session: Session): Promise<{ m
 }
 
 /** Writes W as a live session with the checkpoint flushes; returns the elapsed time, flush boundaries and events. */
-async function writeW(kind: BackendKind, dir: string, durable: boolean): Promise<{ ms: number; flushedAt: number[]; events: readonly SessionEvent[] }> {
+export async function writeW(kind: BackendKind, dir: string, durable: boolean): Promise<{ ms: number; flushedAt: number[]; events: readonly SessionEvent[] }> {
   const m = await mount(kind, dir, { durable })
   const session = m.sessions.create(SessionId('w'), { meta: { cwd: '/bench/w' } })
   const { ms, flushedAt } = await timedWrite(m.sessions, session)
@@ -65,7 +65,7 @@ async function writeW(kind: BackendKind, dir: string, durable: boolean): Promise
  * B4's in-memory reference (not a target): the same appends and flush calls on a session with no persistence plugin
  * (a flush with no listener settles at once), i.e. what the session core alone costs of the figure.
  */
-async function writeInMemory(): Promise<number> {
+export async function writeInMemory(): Promise<number> {
   const app = new Context()
   const store: Fiber = app.plugin(SessionStore)
   await store
@@ -75,11 +75,14 @@ async function writeInMemory(): Promise<number> {
   return ms
 }
 
+/** The file-backed backends, whose floor is a raw descriptor (PostgreSQL's is in B4-postgres-floor.ts). */
+type FileBackend = Exclude<BackendKind, 'postgres'>
+
 /** How a floor waits for each `fdatasync`: blocking (`fdatasyncSync`) or awaiting `fs.fdatasync` on the libuv pool. */
 type SyncPrimitive = 'blocking' | 'awaited'
 
 /** The primitive each backend's durable commit uses, hence the floor its ratio is taken against. */
-const BACKEND_PRIMITIVE: Readonly<Record<BackendKind, SyncPrimitive>> = { jsonl: 'awaited', sqlite: 'blocking' }
+const BACKEND_PRIMITIVE: Readonly<Record<FileBackend, SyncPrimitive>> = { jsonl: 'awaited', sqlite: 'blocking' }
 
 const awaitedDatasync = (fd: number): Promise<void> =>
   new Promise((resolve, reject) => fdatasync(fd, error => (error ? reject(error) : resolve())))
@@ -116,7 +119,7 @@ async function rawFloor(
 }
 
 /** Bytes the backend keeps on disk under `dir` (JSONL: every file under the root; SQLite: database, WAL, SHM). */
-function storedBytes(kind: BackendKind, dir: string): number {
+function storedBytes(kind: FileBackend, dir: string): number {
   const path = storePath(kind, dir)
   if (kind === 'sqlite') return [path, `${path}-wal`, `${path}-shm`].reduce((sum, p) => sum + (existsSync(p) ? statSync(p).size : 0), 0)
   let total = 0
@@ -134,7 +137,7 @@ function storedBytes(kind: BackendKind, dir: string): number {
  * Runs B4 for `kind` and reports the row `B4-<kind>` (figure: elapsed ms; floor: raw fd with one fdatasync per flush,
  * waited for with the backend's primitive; the other primitive's floor and ratio are extra figures).
  */
-export async function runB4(kind: BackendKind): Promise<void> {
+export async function runB4(kind: FileBackend): Promise<void> {
   const fixture = tempStore(`b4-${kind}`)
   try {
     const run = await writeW(kind, fixture.dir, true)
@@ -167,7 +170,7 @@ export async function runB4(kind: BackendKind): Promise<void> {
  * Runs B5 for `kind` and reports the row `B5-<kind>` (bytes on disk per event after writing W as B4 does). The
  * write is not durable here: fsync does not change the bytes, and B4 times the durable write.
  */
-export async function runB5(kind: BackendKind): Promise<void> {
+export async function runB5(kind: FileBackend): Promise<void> {
   const fixture = tempStore(`b5-${kind}`)
   try {
     const run = await writeW(kind, fixture.dir, false)

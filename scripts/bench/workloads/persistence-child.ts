@@ -9,7 +9,8 @@
  * - `rss`: M, RSS after imports and mount, then peak RSS after the resume;
  * - `prep-many`: store `count` sessions of one W turn each, with distinct times;
  * - `list`: B9, the first page of 50 and a full walk, timed;
- * - `list-floor`: B9's floor, read the header and the last 4 KiB of each stored session.
+ * - `list-floor`: B9's floor, read the header and the last 4 KiB of each stored session (PostgreSQL: each header
+ *   row and its last record).
  */
 
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
@@ -19,6 +20,7 @@ import { encodeBatch } from '@logbook/session-persistence'
 import { collectGarbage } from '../harness.ts'
 import { wEvents } from '../session-w.ts'
 import { backendKind, mount, resume, storeEvents, storePath, type BackendKind } from './persistence-store.ts'
+import { BENCH_SCHEMA, benchUrl, pgClient } from './postgres-server.ts'
 
 type Sqlite = {
   prepare(sql: string): { all(...args: unknown[]): { body?: string; header?: string; id?: string }[]; get(...args: unknown[]): { body?: string; header?: string } | undefined }
@@ -172,6 +174,39 @@ function listFloor(kind: BackendKind, dir: string): { ms: number; sessions: numb
   return { ms: performance.now() - start, sessions }
 }
 
+/**
+ * The PostgreSQL floors, with plain `pg` on one connection: B2's reads the header row and every event row of `w` in
+ * seq order and parses each (with `eager`, also builds every event frozen as `eagerBuild` does); B9's reads each
+ * session's header row and its last record.
+ */
+async function pgFloor(step: 'read-floor' | 'eager-build' | 'list-floor'): Promise<Record<string, number>> {
+  const client = await pgClient(benchUrl())
+  const s = `"${BENCH_SCHEMA}"`
+  try {
+    collectGarbage()
+    const start = performance.now()
+    if (step === 'list-floor') {
+      const sessions = (await client.query<{ id: string; header: string }>(`SELECT id, header FROM ${s}.logbook_sessions`)).rows
+      for (const row of sessions) {
+        JSON.parse(row.header)
+        await client.query(`SELECT body FROM ${s}.logbook_events WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`, [row.id])
+      }
+      return { ms: performance.now() - start, sessions: sessions.length }
+    }
+    JSON.parse((await client.query<{ header: string }>(`SELECT header FROM ${s}.logbook_sessions WHERE id = $1`, ['w'])).rows[0]!.header)
+    const rows = (await client.query<[string]>({ text: `SELECT body FROM ${s}.logbook_events WHERE session_id = $1 ORDER BY seq`, values: ['w'], rowMode: 'array' })).rows
+    const log: unknown[] = []
+    for (const row of rows) {
+      const value: unknown = JSON.parse(row[0])
+      if (step === 'eager-build') materialiseRecord(value, log)
+    }
+    const ms = performance.now() - start
+    return step === 'eager-build' ? { ms, events: log.length } : { ms, records: rows.length }
+  } finally {
+    await client.end()
+  }
+}
+
 async function main(): Promise<unknown> {
   const [step, kindArg, dir, countArg] = process.argv.slice(2)
   const kind = backendKind(kindArg)
@@ -195,9 +230,9 @@ async function main(): Promise<unknown> {
       return { ms, events, messages }
     }
     case 'read-floor':
-      return readFloor(kind, dir)
+      return kind === 'postgres' ? pgFloor(step) : readFloor(kind, dir)
     case 'eager-build':
-      return eagerBuild(kind, dir)
+      return kind === 'postgres' ? pgFloor(step) : eagerBuild(kind, dir)
     case 'unpacked-floor':
       return unpackedFloor(dir)
     case 'rss': {
@@ -240,7 +275,7 @@ async function main(): Promise<unknown> {
       return { pageMs, walkMs, pages, items, firstItems: first.items.length }
     }
     case 'list-floor':
-      return listFloor(kind, dir)
+      return kind === 'postgres' ? pgFloor(step) : listFloor(kind, dir)
     default:
       throw new Error(`unknown step ${step}`)
   }

@@ -14,14 +14,15 @@ import { Context, type Fiber } from '@deepseek-ai/cordis'
 import SessionStore, { openTurnClosers, SessionId, type Session, type SessionEvent, type SessionHeader } from '@logbook/session'
 import type { SessionPersistence } from '@logbook/session-persistence'
 import { W_EVENTS_PER_TURN } from '../session-w.ts'
+import { BENCH_SCHEMA, benchUrl } from './postgres-server.ts'
 
-/** The two durable backends the workloads compare. */
-export type BackendKind = 'jsonl' | 'sqlite'
+/** The durable backends the workloads compare. */
+export type BackendKind = 'jsonl' | 'sqlite' | 'postgres'
 
 /** Parses a backend name from argv. */
 export function backendKind(value: string | undefined): BackendKind {
-  if (value === 'jsonl' || value === 'sqlite') return value
-  throw new Error(`expected backend jsonl or sqlite, got ${value}`)
+  if (value === 'jsonl' || value === 'sqlite' || value === 'postgres') return value
+  throw new Error(`expected backend jsonl, sqlite or postgres, got ${value}`)
 }
 
 /** A temp dir for one fixture; `remove()` deletes it. */
@@ -30,12 +31,16 @@ export function tempStore(label: string): { dir: string; remove: () => void } {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
 }
 
-/** Where a backend keeps its data under `dir` (JSONL root, SQLite file). */
+/** Where a backend keeps its data under `dir` (JSONL root, SQLite file; PostgreSQL: the bench database's URL). */
 export function storePath(kind: BackendKind, dir: string): string {
+  if (kind === 'postgres') return benchUrl()
   return kind === 'jsonl' ? join(dir, 'jsonl') : join(dir, 'logbook.sqlite')
 }
 
-/** One app: `sessions` and a backend. `durable: false` selects JSONL `none` / SQLite `synchronous: normal`. */
+/**
+ * One app: `sessions` and a backend. `durable: false` selects JSONL `none` / SQLite `synchronous: normal`
+ * (PostgreSQL commits are always durable).
+ */
 export interface Mounted {
   readonly app: Context
   readonly sessions: SessionStore
@@ -50,11 +55,15 @@ export async function mount(kind: BackendKind, dir: string, options: { durable: 
   await store
   const config: Record<string, unknown> = kind === 'jsonl'
     ? { root: storePath(kind, dir), durability: options.durable ? 'fsync' : 'none', ...options.config }
-    : { path: storePath(kind, dir), synchronous: options.durable ? 'full' : 'normal', ...options.config }
+    : kind === 'sqlite'
+      ? { path: storePath(kind, dir), synchronous: options.durable ? 'full' : 'normal', ...options.config }
+      : { connectionString: storePath(kind, dir), schema: BENCH_SCHEMA, ...options.config }
   // Imported on demand, so a JSONL process never loads the SQLite native module (M measures RSS).
   const plugin = kind === 'jsonl'
     ? (await import('@logbook/session-persistence-jsonl')).default
-    : (await import('@logbook/session-persistence-sqlite')).default
+    : kind === 'sqlite'
+      ? (await import('@logbook/session-persistence-sqlite')).default
+      : (await import('@logbook/session-persistence-postgres')).default
   const backend: Fiber = app.plugin(plugin as never, config as never)
   await backend
   return {
