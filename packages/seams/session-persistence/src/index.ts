@@ -53,6 +53,7 @@ export type {
   SessionInspection,
   SessionPersistenceConfig,
   SessionSummary,
+  StoreLocation,
   TornTailReport,
 } from './types.ts'
 export {
