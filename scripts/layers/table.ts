@@ -11,6 +11,8 @@ export const SIBLINGS: Readonly<Record<string, readonly string[]>> = {
   // The contract suite tests backends of the seam.
   'seams/session-persistence-conformance': ['seams/session-persistence'],
   'plugins/compaction-basic': ['plugins/compaction'],
+  // The viewer renders the built-in title and compaction brackets with their own folds and checkpoint test.
+  'plugins/session-viewer': ['plugins/session-projection', 'plugins/compaction'],
 }
 
 /** Siblings a package's `tests/` may use on top of `SIBLINGS` (its `src/` may not). */

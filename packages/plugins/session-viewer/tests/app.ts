@@ -1,0 +1,103 @@
+/**
+ * A real app for the server tests: the session store, JSONL persistence in a temporary folder, projections and the
+ * viewer on a free port of 127.0.0.1; sessions are stored straight through the persistence seam.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs'
+import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Context, Service } from '@deepseek-ai/cordis'
+import SessionStore, { type SessionEvent, type SessionHeader } from '@logbook/session'
+import type { SessionPersistence } from '@logbook/session-persistence'
+import JsonlSessionPersistence from '@logbook/session-persistence-jsonl'
+import SessionProjections from '@logbook/session-projection'
+import SessionViewer, { type SessionViewerConfig, type ViewerSearch } from '../src/index.ts'
+
+/** A running viewer app. */
+export interface ViewerApp {
+  readonly ctx: Context
+  readonly root: string
+  readonly persistence: SessionPersistence
+  readonly viewer: SessionViewer
+  /** The printed address, with its token. */
+  readonly url: string
+  /** `http://127.0.0.1:<port>`. */
+  readonly base: string
+  store(header: SessionHeader, events: readonly SessionEvent[]): Promise<void>
+  stop(): Promise<void>
+}
+
+/** A search service standing in for `ctx.sessionSearch`. */
+export function searchPlugin(search: ViewerSearch): new (ctx: Context) => Service {
+  return class FakeSearch extends Service {
+    constructor(ctx: Context) {
+      super(ctx, 'sessionSearch')
+    }
+    query(...args: Parameters<ViewerSearch['query']>) {
+      return search.query(...args)
+    }
+  }
+}
+
+/** Start the app on a fresh JSONL root (or `root`). */
+export async function startViewer(options: { root?: string; config?: Partial<SessionViewerConfig>; search?: ViewerSearch } = {}): Promise<ViewerApp> {
+  const root = options.root ?? mkdtempSync(join(tmpdir(), 'logbook-viewer-'))
+  const ctx = new Context()
+  const fibers: { dispose(): Promise<unknown> }[] = []
+  const load = async (plugin: any, config?: unknown): Promise<void> => {
+    const fiber = ctx.plugin(plugin, config)
+    fibers.push(fiber)
+    await fiber
+  }
+  await load(SessionStore)
+  await load(JsonlSessionPersistence, { root, durability: 'none' })
+  await load(SessionProjections)
+  if (options.search !== undefined) await load(searchPlugin(options.search))
+  await load(SessionViewer, options.config ?? {})
+  const viewer = ctx.get('sessionViewer')!
+  const url = viewer.url()
+  const persistence = ctx.get('sessionPersistence')!
+  return {
+    ctx, root, persistence, viewer, url, base: new URL(url).origin,
+    async store(header, events) {
+      const handle = await persistence.create(header)
+      try {
+        await handle.append(events)
+      } finally {
+        await handle.close()
+      }
+    },
+    async stop() {
+      for (const fiber of fibers.reverse()) await fiber.dispose()
+      if (options.root === undefined) rmSync(root, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Swap the token for the cookie, as a browser does; returns the `Cookie` header value. */
+export async function signIn(app: ViewerApp): Promise<string> {
+  const response = await fetch(app.url, { redirect: 'manual' })
+  const cookie = response.headers.get('set-cookie')
+  if (response.status !== 303 || cookie === null) throw new Error(`sign-in answered ${response.status}`)
+  return cookie.split(';')[0]!
+}
+
+/** GET `path` with the cookie. */
+export async function get(app: ViewerApp, cookie: string, path: string): Promise<{ status: number; text: string; headers: Headers }> {
+  const response = await fetch(`${app.base}${path}`, { headers: { cookie }, redirect: 'manual' })
+  return { status: response.status, text: await response.text(), headers: response.headers }
+}
+
+/** A raw request with any `Host` header (fetch does not let one be set). */
+export function rawGet(app: ViewerApp, path: string, headers: Record<string, string>): Promise<number> {
+  const { port } = new URL(app.base)
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers }, res => {
+      res.resume()
+      resolve(res.statusCode ?? 0)
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
