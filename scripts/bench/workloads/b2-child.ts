@@ -15,7 +15,7 @@
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { encodeEventText } from '@logbook/session-persistence'
+import { encodeBatch } from '@logbook/session-persistence'
 import { collectGarbage } from '../harness.ts'
 import { wEvents } from '../w.ts'
 import { backendKind, mount, resume, storeEvents, storePath, type BackendKind } from './b2-store.ts'
@@ -71,7 +71,7 @@ function readFloor(kind: BackendKind, dir: string): { ms: number; records: numbe
  */
 function unpackedFloor(dir: string): { ms: number; records: number } {
   const file = join(dir, 'unpacked.jsonl')
-  writeFileSync(file, wEvents().map(event => `${encodeEventText(event)}\n`).join(''))
+  writeFileSync(file, encodeBatch(wEvents(), false).map(record => `${record.text}\n`).join(''))
   try {
     collectGarbage()
     const start = performance.now()

@@ -4,7 +4,7 @@
  * checks the version first, then the store-level problem reported here, then core's `assertSessionHeader`.
  */
 import type { SessionHeader } from '@logbook/session'
-import { encodeId, projectKey } from './paths.ts'
+import { encodeId, projectKey } from './layout.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 

@@ -8,8 +8,8 @@ import { join } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
 import type { PersistenceCommittedEvent } from '@logbook/session-persistence'
 import JsonlSessionPersistence from './index.ts'
+import { encodeId, isReservedName, SESSION_FILE, StoreLayout } from './layout.ts'
 import { parseLockRecord } from './lock-file.ts'
-import { encodeId, isReservedName, SESSION_FILE, StoreLayout } from './paths.ts'
 
 /** Plugin name of the companion. */
 export const name = 'session-persistence-jsonl-invariant'

@@ -22,7 +22,7 @@ import {
 import { lastEventOf, readFileEnds } from './file-ends.ts'
 import { decodeHeaderLine } from './header-line.ts'
 import { errnoCode, openForReadIfExists } from './io.ts'
-import { isReservedName, projectKey, SESSION_FILE } from './paths.ts'
+import { isReservedName, projectKey, SESSION_FILE } from './layout.ts'
 import { REVISION_TAIL, revisionOf } from './revision.ts'
 import type { JsonlStore } from './store.ts'
 

@@ -7,8 +7,8 @@ import { join } from 'node:path'
 import { ensureDir } from './durable-fs.ts'
 import { identityCorruptError, storeError } from './errors.ts'
 import { errnoCode, type Durability } from './io.ts'
-import { encodeId, isReservedName, SESSION_FILE, StoreLayout } from './paths.ts'
-import { createStoreFile, readStoreState, STORE_LAYOUT, type StoreState } from './store-file.ts'
+import { encodeId, isReservedName, SESSION_FILE, StoreLayout } from './layout.ts'
+import { createStoreFile, readStoreState, STORE_LAYOUT, type StoreState } from './store-identity.ts'
 
 /** A stored session file and the directories it sits in. */
 export interface SessionLocation {

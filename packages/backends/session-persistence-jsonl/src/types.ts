@@ -2,7 +2,6 @@
  * Types of the JSONL backend. Types only.
  */
 import type { LockToken, SessionPersistenceConfig } from '@logbook/session-persistence'
-import type { HeldLock } from './held-lock.ts'
 import type { SessionLocation } from './store.ts'
 
 /** Config of `JsonlSessionPersistence` (02 §1.5): the shared keys plus `root` and `durability`. */
@@ -26,7 +25,7 @@ export interface WriterState {
   tail: Buffer | undefined
   /** True once the lock file was removed by `remove` or `unlock`. */
   released: boolean
-  /** The writer's own lock file, held open for cheap checks (held-lock.ts); closed with the writer's descriptor. */
+  /** The writer's own lock file, held open for cheap checks (session-lock.ts); closed with the writer's descriptor. */
   lock: HeldLock | undefined
 }
 
@@ -34,4 +33,15 @@ export interface WriterState {
 export interface JsonlLockToken extends LockToken {
   readonly lockPath: string
   readonly writer: WriterState
+}
+
+/** The open lock inode of one writer and the exact bytes it must hold. */
+export interface HeldLock {
+  readonly fd: number
+  readonly dev: bigint
+  readonly ino: bigint
+  /** The lock record this writer wrote (`encodeLockRecord`). */
+  readonly bytes: Buffer
+  /** Room for one byte more than `bytes`, so a longer file is seen as different. */
+  readonly scratch: Buffer
 }

@@ -8,10 +8,10 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
-import { encodeBatch, processStartOf, type LockOwner } from '@logbook/session-persistence'
+import { encodeBatch, type LockOwner } from '@logbook/session-persistence'
+import { JsonlBackend } from '../src/backend.ts'
 import { io } from '../src/io.ts'
-import { JsonlBackend } from '../src/jsonl-backend.ts'
-import { projectKey } from '../src/paths.ts'
+import { projectKey } from '../src/layout.ts'
 import type { JsonlLockToken } from '../src/types.ts'
 import { hdr, openTurnWithChunks, turns } from './events.ts'
 
@@ -24,7 +24,7 @@ const registry = (): Set<string> => (globalThis as { [k: symbol]: Set<string> })
 
 /** A live owner of this process, registered like a coordinator's claim. */
 function owner(): LockOwner {
-  const o = { ownerId: randomUUID(), pid: process.pid, host: hostname(), processStart: processStartOf(process.pid), acquiredAt: Date.now() }
+  const o = { ownerId: randomUUID(), pid: process.pid, host: hostname(), processStart: null, acquiredAt: Date.now() }
   registry().add(o.ownerId)
   owners.push(o)
   return o

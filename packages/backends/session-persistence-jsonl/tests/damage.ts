@@ -5,7 +5,7 @@
 import { mkdir, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { DamageKit, LockHolderRecord } from '@logbook/session-persistence-conformance'
-import { encodeId, LOCKS_DIR, SESSION_FILE } from '../src/paths.ts'
+import { encodeId, LOCKS_DIR, SESSION_FILE } from '../src/layout.ts'
 
 /** Path of the stored log of `id` under `root` (first project directory holding it). */
 export async function sessionFileOf(root: string, id: string): Promise<string> {

@@ -1,5 +1,5 @@
 /**
- * The lock check before every write (02 §3.3 step 5) through the held lock file (held-lock.ts): whatever the lock
+ * The lock check before every write (02 §3.3 step 5) through the held lock file (session-lock.ts): whatever the lock
  * path names decides, exactly as reading it would — an in-place rewrite naming another owner is a lost lock, a
  * replacement holding this writer's own record is not — and the held descriptor is closed with the lock.
  */

@@ -2,7 +2,7 @@
 import { cp, mkdir, readdir, readFile, stat, writeFile, appendFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { encodeId, projectKey } from '../src/index.ts'
+import { encodeId, projectKey } from '../src/layout.ts'
 import { ev, hdr, openTurnWithChunks, turns } from './events.ts'
 import { JsonlApp, tempRoot } from './mount.ts'
 

@@ -4,6 +4,7 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ensureDir, publishNewFile, replaceFile } from '../src/durable-fs.ts'
+import { encodeId, projectKey, StoreLayout } from '../src/layout.ts'
 import { readLines } from '../src/line-reader.ts'
 import {
   acquireLockFile,
@@ -13,12 +14,10 @@ import {
   releaseLockFile,
   type LockRecord,
 } from '../src/lock-file.ts'
+import { createStoreFile, readStoreState } from '../src/store-identity.ts'
 
 /** Test liveness: a holder is alive while its owner id is registered (all test holders are this process). */
 const isDead = (holder: LockRecord): boolean => !owners().has(holder.ownerId)
-import { encodeId, projectKey } from '../src/paths.ts'
-import { createStoreFile, readStoreState } from '../src/store-file.ts'
-import { StoreLayout } from '../src/paths.ts'
 
 let dir: string
 beforeEach(async () => {

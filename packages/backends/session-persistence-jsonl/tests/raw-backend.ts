@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { processStartOf, type LockOwner } from '@logbook/session-persistence'
+import type { LockOwner } from '@logbook/session-persistence'
 import { afterEach, beforeEach } from 'vitest'
-import { JsonlBackend } from '../src/jsonl-backend.ts'
+import { JsonlBackend } from '../src/backend.ts'
 
 const registry = (): Set<string> => (globalThis as { [k: symbol]: Set<string> })[Symbol.for('logbook.persistence.owners')] ??= new Set()
 
@@ -31,7 +31,7 @@ export function useRawBackend(durability: 'fsync' | 'none', prefix: string) {
     get root(): string { return root },
     get backend(): JsonlBackend { return backend as JsonlBackend },
     owner(): LockOwner {
-      const o = { ownerId: randomUUID(), pid: process.pid, host: hostname(), processStart: processStartOf(process.pid), acquiredAt: Date.now() }
+      const o = { ownerId: randomUUID(), pid: process.pid, host: hostname(), processStart: null, acquiredAt: Date.now() }
       registry().add(o.ownerId)
       owners.push(o.ownerId)
       return o

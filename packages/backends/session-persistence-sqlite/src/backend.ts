@@ -22,13 +22,13 @@ import {
   type PhysicalScan,
   type ProjectionCheckpoint,
 } from '@logbook/session-persistence'
-import { readCheckpointRow, writeCheckpointRow } from './checkpoints.ts'
+import { StoreConnection, type ConnectionOptions, type Statement } from './connection.ts'
+import { rowParams } from './event-rows.ts'
 import { breakLease, dropLease, readLease, requireLease, takeLease } from './lease.ts'
-import { listSessions } from './list.ts'
-import { cutRows, readCommitState, scanSession, type ScanState } from './scan.ts'
-import { revisionToken, sessionParams, type SessionRow } from './session-row.ts'
-import { rowParams } from './rows.ts'
-import { SqliteStore, type Statement, type StoreOptions } from './store.ts'
+import { listSessions } from './listing.ts'
+import { readCheckpointRow, writeCheckpointRow } from './projection-checkpoints.ts'
+import { cutRows, scanSession, type ScanState } from './scan.ts'
+import { readCommitState, revisionToken, sessionParams, type SessionRow } from './session-row.ts'
 import type { StatementName } from './sql.ts'
 
 type Stmt = (name: StatementName) => Statement
@@ -54,35 +54,35 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
   readonly eventState = 'detached' as const
   /** Rows read from `logbook_events` by this instance (observable for the seek-read test, P-089). */
   rowsRead = 0
-  private readonly store: SqliteStore
+  private readonly connection: StoreConnection
   /** Row count per id at a revision, so a commit reports `physicalLength` without counting rows. */
   private readonly rowCounts = new Map<string, { readonly revision: string; readonly rows: number }>()
 
-  constructor(options: StoreOptions) {
-    this.store = new SqliteStore(options)
+  constructor(options: ConnectionOptions) {
+    this.connection = new StoreConnection(options)
     const onDisk = options.path !== ':memory:'
     this.capabilities = Object.freeze({ crossProcess: onDisk, durable: onDisk, locate: onDisk })
   }
 
   /** Where the database lives (`undefined` for `:memory:`). */
   get location(): string | undefined {
-    return this.store.path === ':memory:' ? undefined : this.store.path
+    return this.connection.path === ':memory:' ? undefined : this.connection.path
   }
 
   async start(signal: AbortSignal): Promise<void> {
     throwIfAborted(signal)
-    this.store.start()
+    this.connection.start()
   }
 
   async lock(id: string, owner: LockOwner, signal: AbortSignal): Promise<LockToken> {
     throwIfAborted(signal)
-    this.store.write(stmt => takeLease(stmt, id, owner, this.location))
+    this.connection.write(stmt => takeLease(stmt, id, owner, this.location))
     return { sessionId: id, owner }
   }
 
   async verifyLock(token: LockToken, signal: AbortSignal): Promise<void> {
     throwIfAborted(signal)
-    const held = this.store.read(stmt => {
+    const held = this.connection.read(stmt => {
       requireLease(stmt, token, this.location)
       return true
     })
@@ -90,36 +90,36 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
   }
 
   async unlock(token: LockToken, _signal: AbortSignal): Promise<void> {
-    if (this.store.read(() => true) === undefined) return // no store, so no lease
-    this.store.write(stmt => dropLease(stmt, token.sessionId, token.owner.ownerId))
+    if (this.connection.read(() => true) === undefined) return // no store, so no lease
+    this.connection.write(stmt => dropLease(stmt, token.sessionId, token.owner.ownerId))
   }
 
   async readLock(id: string, signal: AbortSignal): Promise<LockInfo | undefined> {
     throwIfAborted(signal)
-    const holder = this.store.read(stmt => readLease(stmt, id))
+    const holder = this.connection.read(stmt => readLease(stmt, id))
     return holder === undefined ? undefined : { holder }
   }
 
   async breakLock(id: string, ownerId: string | null, signal: AbortSignal): Promise<void> {
     throwIfAborted(signal)
-    if (this.store.read(stmt => readLease(stmt, id)) === undefined) return
-    this.store.write(stmt => breakLease(stmt, id, ownerId, this.location))
+    if (this.connection.read(stmt => readLease(stmt, id)) === undefined) return
+    this.connection.write(stmt => breakLease(stmt, id, ownerId, this.location))
   }
 
   async exists(id: string, signal: AbortSignal): Promise<boolean> {
     throwIfAborted(signal)
-    return this.store.read(stmt => stmt('select-session').get({ id }) !== undefined) === true
+    return this.connection.read(stmt => stmt('select-session').get({ id }) !== undefined) === true
   }
 
   async scan(id: string, options: { readonly fromSeq?: number }, signal: AbortSignal): Promise<PhysicalScan<number> | undefined> {
     throwIfAborted(signal)
-    return this.store.read(stmt => scanSession(stmt, id, options.fromSeq, this.scanState())) ?? undefined
+    return this.connection.read(stmt => scanSession(stmt, id, options.fromSeq, this.scanState())) ?? undefined
   }
 
   async materialize(token: LockToken, header: SessionHeader, records: readonly EncodedRecord[], signal: AbortSignal): Promise<CommitResult> {
     throwIfAborted(signal)
     const id = token.sessionId
-    return this.store.write(stmt => {
+    return this.connection.write(stmt => {
       requireLease(stmt, token, this.location)
       if (stmt('select-session').get({ id }) !== undefined) {
         throw new SessionPersistenceError('SESSION_ALREADY_EXISTS', `session "${id}" is already stored`, {
@@ -137,7 +137,7 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
   async append(token: LockToken, expect: ExpectedState, records: readonly EncodedRecord[], signal: AbortSignal): Promise<CommitResult> {
     throwIfAborted(signal)
     const id = token.sessionId
-    return this.store.write(stmt => {
+    return this.connection.write(stmt => {
       requireLease(stmt, token, this.location)
       const row = this.sessionRowFor(stmt, id, expect)
       const first = records[0]?.seq ?? expect.nextSeq
@@ -156,7 +156,7 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
   async cut(token: LockToken, marker: number, expect: ExpectedState, signal: AbortSignal): Promise<CommitResult> {
     throwIfAborted(signal)
     const id = token.sessionId
-    return this.store.write(stmt => {
+    return this.connection.write(stmt => {
       requireLease(stmt, token, this.location)
       const row = this.sessionRowFor(stmt, id, expect)
       if (revisionToken(this.storeId(), row.incarnation, row.revision) !== expect.revision) {
@@ -174,7 +174,7 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
   async remove(token: LockToken, expectRevision: string, signal: AbortSignal): Promise<{ readonly location?: string }> {
     throwIfAborted(signal)
     const id = token.sessionId
-    this.store.write(stmt => {
+    this.connection.write(stmt => {
       requireLease(stmt, token, this.location)
       const row = stmt('select-session').get({ id }) as SessionRow | undefined
       if (row === undefined || revisionToken(this.storeId(), row.incarnation, row.revision) !== expectRevision) {
@@ -189,7 +189,7 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
 
   async list(query: BackendListQuery, signal: AbortSignal): Promise<BackendListResult> {
     throwIfAborted(signal)
-    return this.store.read(stmt => listSessions(stmt, query, this.storeId(), this.location))
+    return this.connection.read(stmt => listSessions(stmt, query, this.storeId(), this.location))
       ?? { items: [], hasMore: false, problems: [] }
   }
 
@@ -201,19 +201,19 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
 
   async readCheckpoint(id: string, signal: AbortSignal): Promise<ProjectionCheckpoint | undefined> {
     throwIfAborted(signal)
-    return this.store.read(stmt => readCheckpointRow(stmt, id))
+    return this.connection.read(stmt => readCheckpointRow(stmt, id))
   }
 
   async writeCheckpoint(token: LockToken, id: string, checkpoint: ProjectionCheckpoint, signal: AbortSignal): Promise<void> {
     throwIfAborted(signal)
-    this.store.write(stmt => {
+    this.connection.write(stmt => {
       requireLease(stmt, token, this.location)
       writeCheckpointRow(stmt, id, checkpoint)
     })
   }
 
   async close(): Promise<void> {
-    this.store.close()
+    this.connection.close()
     this.rowCounts.clear()
   }
 
@@ -222,12 +222,12 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
    * one query, 02 §8); `undefined` when the session is not stored.
    */
   commitState(id: string): { readonly nextSeq: number; readonly revision: number; readonly ownerId: string | null } | undefined {
-    return this.store.read(stmt => readCommitState(stmt, id)) ?? undefined
+    return this.connection.read(stmt => readCommitState(stmt, id)) ?? undefined
   }
 
   /** The connection's pragmas as SQLite reports them (02 §6 "Pragmas"); `undefined` before the database exists. */
   pragmas(): Readonly<Record<string, unknown>> | undefined {
-    return this.store.pragmas()
+    return this.connection.pragmas()
   }
 
   private where(): { location?: string } {
@@ -235,7 +235,7 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
   }
 
   private storeId(): string {
-    return this.store.storeId ?? ''
+    return this.connection.storeId ?? ''
   }
 
   private scanState(): ScanState {

@@ -10,9 +10,6 @@ import { SqliteBackend } from './backend.ts'
 import { resolveStorePath, SqliteConfigSchema } from './config.ts'
 import type { CommitState, SqliteSessionPersistenceConfig } from './types.ts'
 
-export { SqliteBackend } from './backend.ts'
-export { resolveStorePath, SqliteConfigSchema } from './config.ts'
-export { LOGBOOK_APPLICATION_ID, LOGBOOK_SCHEMA_VERSION } from './identity.ts'
 export type { CommitState, SqliteSessionPersistenceConfig } from './types.ts'
 
 /**
@@ -24,8 +21,8 @@ export type { CommitState, SqliteSessionPersistenceConfig } from './types.ts'
 export default class SqliteSessionPersistence extends SessionPersistence<SqliteSessionPersistenceConfig> {
   static Config = SqliteConfigSchema
 
-  /** @internal The hooks, for the invariant companion's one read-only query. */
-  readonly sqliteBackend: SqliteBackend
+  /** The hooks, for the invariant companion's one read-only query. */
+  private readonly sqliteBackend: SqliteBackend
 
   constructor(ctx: Context, config: SqliteSessionPersistenceConfig) {
     const backend = new SqliteBackend({

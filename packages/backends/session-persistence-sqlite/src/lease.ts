@@ -11,7 +11,7 @@ import {
   type LockOwner,
   type LockToken,
 } from '@logbook/session-persistence'
-import type { Statement } from './store.ts'
+import type { Statement } from './connection.ts'
 
 /** A `logbook_leases` row as selected by `select-lease.sql`. */
 interface LeaseRow {

@@ -6,10 +6,10 @@
 
 import type { SessionEvent } from '@logbook/session'
 import { SessionPersistenceError, type PhysicalScan, type ScanRecord } from '@logbook/session-persistence'
-import { checkRow, coveredBy, scanRecord, type EventRow } from './rows.ts'
+import type { Statement } from './connection.ts'
+import { checkRow, coveredBy, scanRecord, type EventRow } from './event-rows.ts'
 import { headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
 import type { StatementName } from './sql.ts'
-import type { Statement } from './store.ts'
 
 type Stmt = (name: StatementName) => Statement
 
@@ -148,10 +148,4 @@ export function cutRows(stmt: Stmt, session: SessionRow, marker: number): number
   stmt('delete-events-from').run({ sessionId: id, fromSeq: keepThrough + 1 })
   stmt('delete-checkpoint-from').run({ sessionId: id, fromSeq: marker })
   return updatedAt
-}
-
-/** `next_seq`, `revision` and the lease owner of `id` in one read-only query (the invariant companion's). */
-export function readCommitState(stmt: Stmt, id: string): { nextSeq: number; revision: number; ownerId: string | null } | undefined {
-  const row = stmt('select-commit-state').get({ id }) as { next_seq: number; revision: number; owner_id: string | null } | undefined
-  return row === undefined ? undefined : { nextSeq: row.next_seq, revision: row.revision, ownerId: row.owner_id }
 }

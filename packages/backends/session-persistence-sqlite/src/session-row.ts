@@ -1,9 +1,12 @@
 /**
  * The `logbook_sessions` row (02 §6 "Schema"): `header` is the full header JSON, the other header columns are
- * indexed copies that must agree with it, and the revision token is `sqlite:<storeId>:<incarnation>:<revision>`.
+ * indexed copies that must agree with it, and the revision token is `sqlite:<storeId>:<incarnation>:<revision>`;
+ * plus the row's commit state as the invariant companion reads it.
  */
 
 import type { SessionHeader } from '@logbook/session'
+import type { Statement } from './connection.ts'
+import type { CommitState } from './types.ts'
 
 /** A `logbook_sessions` row as selected by `select-session.sql` and `list-sessions.sql`. */
 export interface SessionRow {
@@ -68,4 +71,10 @@ export function sessionParams(header: SessionHeader, incarnation: string): Recor
     header: JSON.stringify(header),
     incarnation,
   }
+}
+
+/** `next_seq`, `revision` and the lease owner of `id` in one read-only query (the invariant companion's). */
+export function readCommitState(stmt: (name: 'select-commit-state') => Statement, id: string): CommitState | undefined {
+  const row = stmt('select-commit-state').get({ id }) as { next_seq: number; revision: number; owner_id: string | null } | undefined
+  return row === undefined ? undefined : { nextSeq: row.next_seq, revision: row.revision, ownerId: row.owner_id }
 }

@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '@logbook/session'
-import { encodeBatch, processStartOf, type EncodedRecord, type LockOwner } from '@logbook/session-persistence'
+import { encodeBatch, type EncodedRecord, type LockOwner } from '@logbook/session-persistence'
 import { SqliteBackend } from '../src/backend.ts'
-import type { StoreOptions } from '../src/store.ts'
+import type { ConnectionOptions } from '../src/connection.ts'
 
 /** A never-aborted signal. */
 export const signal: AbortSignal = new AbortController().signal
@@ -52,7 +52,7 @@ export function owner(): LockOwner {
   const global = globalThis as { [key: symbol]: Set<string> | undefined }
   const key = Symbol.for('logbook.persistence.owners')
   ;(global[key] ??= new Set<string>()).add(ownerId)
-  return { ownerId, pid: process.pid, host: hostname(), processStart: processStartOf(process.pid), acquiredAt: Date.now() }
+  return { ownerId, pid: process.pid, host: hostname(), processStart: null, acquiredAt: Date.now() }
 }
 
 /** A lock owner on this host whose process does not exist. */
@@ -65,7 +65,7 @@ export const deadOwner = (): LockOwner => ({
 })
 
 /** A started backend on `path` with test-friendly defaults. */
-export async function startBackend(path: string, options: Partial<StoreOptions> = {}): Promise<SqliteBackend> {
+export async function startBackend(path: string, options: Partial<ConnectionOptions> = {}): Promise<SqliteBackend> {
   const backend = new SqliteBackend({
     path,
     synchronous: 'full',

@@ -12,7 +12,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Context, type Message } from '@deepseek-ai/cordis'
 import SessionStore, { type SessionEvent, type SessionId } from '@logbook/session'
 import type { SessionPersistence } from '@logbook/session-persistence'
-import SqliteSessionPersistence, { resolveStorePath } from '../src/index.ts'
+import type { SqliteBackend } from '../src/backend.ts'
+import { resolveStorePath } from '../src/config.ts'
+import SqliteSessionPersistence from '../src/index.ts'
 import * as invariant from '../src/invariant.ts'
 import { commitViolations } from '../src/invariant.ts'
 import { sqliteDamage, tempDir, withDatabase } from './fixture.ts'
@@ -183,7 +185,7 @@ describe('seek reads', () => {
     const batch = 10_000
     for (let seq = 0; seq < 250_000; seq += batch) await handle.append(scalars(seq, batch))
     await handle.close()
-    const backend = (app.persistence as unknown as SqliteSessionPersistence).sqliteBackend
+    const backend = (app.persistence as unknown as { sqliteBackend: SqliteBackend }).sqliteBackend
     backend.rowsRead = 0
     const events = await app.persistence.readFrom('big', 249_990)
     expect(events.map(e => e.seq)).toEqual([...Array(10).keys()].map(i => 249_990 + i))

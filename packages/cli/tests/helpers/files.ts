@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { encodeId, projectKey } from '@logbook/session-persistence-jsonl'
+import { encodeId, projectKey } from '../../../backends/session-persistence-jsonl/src/layout.ts'
 
 /** The `session.jsonl` of `id` (no cwd in its header) under the JSONL store `root`. */
 export function sessionFile(root: string, id: string, cwd?: string): string {

@@ -4,7 +4,7 @@
  * and capability flags; see the README.
  */
 
-export { OPERATIONS, runSessionPersistenceConformance } from './run.ts'
+export { runSessionPersistenceConformance } from './run.ts'
 export type {
   Awaitable,
   ConformanceCapabilities,
@@ -15,4 +15,3 @@ export type {
   StoreFixture,
   WorkerSpec,
 } from './types.ts'
-export type { CrashPlan, LiveAppend, WireError, WorkerInit, WorkerMessage, WorkerNotice, WorkerReply, WorkerRequest } from './worker/protocol.ts'

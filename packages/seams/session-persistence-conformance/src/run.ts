@@ -25,7 +25,7 @@ import { writeBehindCases } from './cases/write-behind.ts'
 import type { ConformanceOptions, OperationName } from './types.ts'
 
 /** Every operation file, in registration order. */
-export const OPERATIONS: Readonly<Record<OperationName, (options: ConformanceOptions) => void>> = Object.freeze({
+const OPERATIONS: Readonly<Record<OperationName, (options: ConformanceOptions) => void>> = Object.freeze({
   'create': createCases,
   'open': openCases,
   'append': appendCases,

@@ -1,8 +1,6 @@
 /**
  * The backend hook contract (spec 02 §1.4): what a storage package implements so the shared coordinator can drive it.
  *
- * STABLE INTERFACE — helpers J, Q and PC code against this file. Changes are additive and marked `CHANGED:`.
- *
  * ## How a backend package becomes a Cordis plugin
  *
  * Subclass `SessionPersistence` (exported by `@logbook/session-persistence`) and hand your backend to `super`:
@@ -70,7 +68,7 @@ export type RecordResult =
     readonly ok: true
     readonly events: readonly SessionEvent[]
     /**
-     * CHANGED (additive): set by `decodeRecordValue`/`decodeRecordText` when the events are the members core's
+     * Set by `decodeRecordValue`/`decodeRecordText` when the events are the members core's
      * `decodeStorageRecord` built from a chunk row it validated (exact keys, contiguous safe-integer seqs and times),
      * so classification checks only the first seq and the times' sign. Omit it for anything else.
      */
@@ -95,7 +93,7 @@ export interface ScanRecord<M> {
   /** 1-based JSONL line number (header = line 1), for corruption errors. */
   readonly line?: number
   /**
-   * CHANGED (additive): how many events the record covers according to store metadata (SQLite `last_seq − seq + 1`),
+   * How many events the record covers according to store metadata (SQLite `last_seq − seq + 1`),
    * counted in `tornTail.droppedEvents` when the LAST record (the one a crash can tear) does not decode. Omit when
    * unknown (JSONL fragments).
    */

@@ -12,10 +12,10 @@ import {
   type SessionHeader,
 } from '@logbook/session'
 import type { PhysicalScan, ScanRecord } from './backend.ts'
-import { formatVersionError, SessionPersistenceCorruptionError, unknownEventTypeError } from './errors.ts'
+import { about, formatVersionError, SessionPersistenceCorruptionError, unknownEventTypeError } from './errors.ts'
 import { isTurnEndEvidence } from './record-codec.ts'
 import type { TornTailReport } from './types.ts'
-import { about, describe } from './util.ts'
+import { describe } from './util.ts'
 
 /** Everything a read path learns from one scan. */
 export interface StoredState<M> {

@@ -1,8 +1,6 @@
 /**
  * Config schemas (spec 02 §1.5). Defaults are declared here once. Backends build their schema from
  * `persistenceConfigFields()` plus their own keys and wrap it with `withRetryBounds` (the cross-field rule).
- *
- * STABLE INTERFACE — helpers J and Q use these. Changes are additive and marked `CHANGED:`.
  */
 import Schema from '@deepseek-ai/schemastery'
 import type { MemorySessionPersistenceConfig, SessionPersistenceConfig } from './types.ts'

@@ -1,8 +1,6 @@
 /**
  * Errors of the persistence seam (spec 02 §1.7): one base class with a closed list of codes, two subclasses with
  * extra fields, a guard, and the exact message builders the spec quotes. Backends (JSONL, SQLite) throw these too.
- *
- * STABLE INTERFACE — helpers J, Q and PC code against this file. Changes are additive and marked `CHANGED:`.
  */
 
 /** Every code a `SessionPersistenceError` can carry (02 §1.7). `PERSISTENCE_NOT_CONFIGURED` belongs to chapter 03. */
@@ -23,14 +21,6 @@ export type SessionPersistenceErrorCode =
   | 'STORE_UNSAFE'
   | 'STORE_FOREIGN'
   | 'STORE_INCOMPATIBLE'
-
-/** Every code, in declaration order (for exhaustive tests and docs). */
-export const SESSION_PERSISTENCE_ERROR_CODES: readonly SessionPersistenceErrorCode[] = Object.freeze([
-  'SESSION_NOT_FOUND', 'SESSION_ALREADY_EXISTS', 'SESSION_LOCKED', 'SESSION_CONFLICT', 'SESSION_CORRUPT',
-  'SESSION_FORMAT_UNSUPPORTED', 'SESSION_HANDLE_CLOSED', 'HANDLE_READ_ONLY', 'DELETE_NOT_CONFIRMED',
-  'INVALID_ARGUMENT', 'CHECKPOINT_AHEAD', 'PERSISTENCE_DISPOSED', 'STORE_IO', 'STORE_UNSAFE', 'STORE_FOREIGN',
-  'STORE_INCOMPATIBLE',
-] as const)
 
 /** Optional fields of a persistence error. */
 export interface SessionPersistenceErrorOptions {
@@ -179,3 +169,16 @@ export function sessionNotFound(sessionId: string): SessionPersistenceError {
 /** The message chapter 03 raises `PERSISTENCE_NOT_CONFIGURED` with (02 §4.3 step 1); exported for callers. */
 export const PERSISTENCE_NOT_CONFIGURED_MESSAGE =
   'cannot resume: session persistence is not configured (load a session-persistence backend)'
+
+/** The message prefix every error about one session carries (02 §1.7): `session "<id>": `. */
+export function about(sessionId: string): string {
+  return `session "${sessionId}": `
+}
+
+/** `INVALID_ARGUMENT` with a `session "<id>": ` prefix when an id is involved. */
+export function invalidArgument(message: string, sessionId?: string, cause?: unknown): SessionPersistenceError {
+  return new SessionPersistenceError('INVALID_ARGUMENT', sessionId === undefined ? message : about(sessionId) + message, {
+    ...(sessionId === undefined ? {} : { sessionId }),
+    ...(cause === undefined ? {} : { cause }),
+  })
+}

@@ -1,6 +1,7 @@
 /**
  * `SessionHandle` (spec 02 §1.2): one stored session opened for read or write. Calls on one handle run in call order;
- * storage operations go through the coordinator's per-id FIFO. A write handle holds a claim and the lock.
+ * storage operations go through the coordinator's per-id queue. A write handle holds a claim and the lock until it
+ * closes or a live session adopts it (§2.1 case 1).
  */
 import {
   assertSessionEvent,
@@ -10,34 +11,15 @@ import {
   type SessionHeader,
   type SessionSeedEventState,
 } from '@logbook/session'
-import type { LockToken, PersistenceBackend } from './backend.ts'
-import type { Claim, ClaimHolder, ClaimTable } from './claims.ts'
+import type { LockToken } from './backend.ts'
+import type { Claim, ClaimHolder } from './claims.ts'
 import { inheritedCount, lineageMarkerAt, readStored } from './classify.ts'
-import { SessionPersistenceError } from './errors.ts'
+import { about, invalidArgument, SessionPersistenceError } from './errors.ts'
+import type { Host } from './host.ts'
+import { isSeqArgument, NEVER_ABORTED, signalOf, throwIfAborted } from './prelude.ts'
 import { encodeBatch } from './record-codec.ts'
-import type {
-  AppendResult,
-  OpenMode,
-  OperationOptions,
-  PersistenceCommittedEvent,
-  RecoveryReport,
-  SessionHandle,
-} from './types.ts'
-import { about, describe, invalidArgument, isSeqArgument, NEVER_ABORTED, signalOf, throwIfAborted } from './util.ts'
-
-/** What a handle needs from its coordinator. */
-export interface HandleHost {
-  readonly backend: PersistenceBackend<unknown, LockToken>
-  readonly packChunks: boolean
-  readonly claims: ClaimTable
-  readonly handles: Set<HandleImpl>
-  /** Throws `PERSISTENCE_DISPOSED` after teardown began. */
-  assertNotDisposed(): void
-  serial<T>(id: string, task: () => Promise<T>): Promise<T>
-  track<T>(promise: Promise<T>): Promise<T>
-  isKnownType(type: string): boolean
-  committed(event: PersistenceCommittedEvent): void
-}
+import type { AppendResult, OpenMode, OperationOptions, RecoveryReport, SessionHandle } from './types.ts'
+import { describe } from './util.ts'
 
 /** How a handle starts. */
 export interface HandleInit {
@@ -56,6 +38,16 @@ export interface HandleInit {
   readonly token?: LockToken
 }
 
+/** What a live writer takes over from an adopted handle once its queued calls settled (§2.1 case 1). */
+export interface Handover {
+  readonly header: SessionHeader
+  readonly token: LockToken | undefined
+  readonly nextSeq: number
+  readonly revision: string | null
+  /** The last stored event the handle saw or wrote (what the binding compares with the live log). */
+  readonly lastEvent: SessionEvent | undefined
+}
+
 type HandleState = 'open' | 'handed-off' | 'adopted' | 'closed'
 
 function closedError(id: string): SessionPersistenceError {
@@ -72,17 +64,17 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
   readonly recovery: RecoveryReport
   nextSeq: number
   revision: string | null
-  /** The last stored event this handle saw or wrote (what a binding compares, §2.1 case 1). */
-  lastEvent: SessionEvent | undefined
-  readonly claim: Claim | undefined
   readonly token: LockToken | undefined
+  private readonly claim: Claim | undefined
+  /** The last stored event this handle saw or wrote (handed over on adoption). */
+  private lastEvent: SessionEvent | undefined
   private incarnation: string | undefined
   private state: HandleState = 'open'
   private retained: SessionEvent[] | undefined
   private tail: Promise<unknown> = Promise.resolve()
   private closing: Promise<void> | undefined
 
-  constructor(private readonly host: HandleHost, init: HandleInit) {
+  constructor(private readonly host: Host, init: HandleInit) {
     this.id = init.id
     this.mode = init.mode
     this.header = init.header
@@ -99,18 +91,10 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
     host.handles.add(this)
   }
 
-  get durableCursor(): number {
-    return this.nextSeq
-  }
-
-  get lockToken(): LockToken | undefined {
-    return this.token
-  }
-
   private enqueue<T>(task: () => Promise<T>): Promise<T> {
     const run = this.tail.then(task)
     this.tail = run.catch(() => undefined) // ordering only: the caller receives the rejection
-    return this.host.track(run)
+    return this.host.queue.track(run)
   }
 
   private check(opts: OperationOptions | undefined, writing: boolean): AbortSignal {
@@ -138,7 +122,7 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
       }
       if (this.revision === null) return [] // a create handle before its first append: nothing stored
       const { backend } = this.host
-      const scan = await this.host.serial(this.id, () => backend.scan(this.id, fromSeq > 0 ? { fromSeq } : {}, signal))
+      const scan = await this.host.queue.run(this.id, () => backend.scan(this.id, fromSeq > 0 ? { fromSeq } : {}, signal))
       throwIfAborted(signal)
       if (scan === undefined || (this.incarnation !== undefined && scan.incarnation !== this.incarnation)) {
         throw new SessionPersistenceError('SESSION_CONFLICT', `${about(this.id)}the session was deleted or re-created since it was opened`, {
@@ -190,7 +174,7 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
       const { backend } = this.host
       const token = this.token!
       const revision = this.revision
-      const result = await this.host.serial(this.id, () => lazy
+      const result = await this.host.queue.run(this.id, () => lazy
         ? backend.materialize(token, this.header, records, signal)
         : backend.append(token, { nextSeq: fromSeq, revision: revision! }, records, signal))
       this.nextSeq = result.nextSeq
@@ -235,16 +219,17 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
     this.claim!.handedOff = this
   }
 
-  /** @internal A binding adopted this handle: `close()` becomes a no-op; the writer owns claim and lock now. */
-  adopt(): void {
+  /**
+   * A binding adopts this handle: from now on `close()` is a no-op and the writer owns claim and lock. Resolves, once
+   * every queued call settled, with what the writer takes over.
+   */
+  adopt(): Promise<Handover> {
     this.state = 'adopted'
     this.retained = undefined
     this.host.handles.delete(this)
-  }
-
-  /** @internal Resolves once every queued call settled. */
-  idle(): Promise<unknown> {
-    return this.tail
+    return this.tail.then(() => ({
+      header: this.header, token: this.token, nextSeq: this.nextSeq, revision: this.revision, lastEvent: this.lastEvent,
+    }))
   }
 
   /** Idempotent: waits for in-flight appends, then releases lock and claim (unless a session adopted the handle). */
@@ -253,7 +238,7 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
     if (this.closing === undefined) {
       this.state = 'closed'
       if (this.claim !== undefined && this.claim.handedOff === this) this.claim.handedOff = undefined
-      this.closing = this.host.track(this.release())
+      this.closing = this.host.queue.track(this.release())
     }
     return this.closing
   }
@@ -264,7 +249,7 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
       const { claim, token } = this
       if (claim === undefined || claim.released) return
       try {
-        if (token !== undefined) await this.host.serial(this.id, () => this.host.backend.unlock(token, NEVER_ABORTED))
+        if (token !== undefined) await this.host.queue.run(this.id, () => this.host.backend.unlock(token, NEVER_ABORTED))
       } finally {
         this.host.claims.release(claim)
       }

@@ -22,20 +22,41 @@ export default class MemorySessionPersistence extends SessionPersistence<MemoryS
   }
 }
 
-export { MemorySessionPersistence, SessionPersistence }
-export type * from './types.ts'
-export type * from './backend.ts'
+// For apps: the service (the default export is its memory backend), config, the API's types, errors and events.
+export { SessionPersistence }
+export type {
+  AppendResult,
+  BreakLockConfirmation,
+  ClaimKind,
+  ClaimState,
+  CommitSource,
+  DeleteConfirmation,
+  DeleteResult,
+  ListPage,
+  ListProblem,
+  ListQuery,
+  LockHolderDetails,
+  MemorySessionPersistenceConfig,
+  OpenMode,
+  OperationOptions,
+  PersistenceCapabilities,
+  PersistenceClaimEvent,
+  PersistenceCommittedEvent,
+  PersistenceWriteFailedEvent,
+  ProjectionCheckpoint,
+  RecoveryReport,
+  SessionHandle,
+  SessionInspection,
+  SessionPersistenceConfig,
+  SessionSummary,
+  TornTailReport,
+} from './types.ts'
 export {
-  formatVersionError,
-  isRetryableWriteError,
   isSessionPersistenceError,
   PERSISTENCE_NOT_CONFIGURED_MESSAGE,
-  SESSION_PERSISTENCE_ERROR_CODES,
   SessionFormatUnsupportedError,
   SessionPersistenceCorruptionError,
   SessionPersistenceError,
-  sessionNotFound,
-  unknownEventTypeError,
 } from './errors.ts'
 export type {
   CorruptionErrorOptions,
@@ -44,24 +65,26 @@ export type {
   SessionPersistenceErrorCode,
   SessionPersistenceErrorOptions,
 } from './errors.ts'
-export {
-  decodeRecordText,
-  decodeRecordValue,
-  encodeBatch,
-  encodeEventText,
-  isTurnEndEvidence,
-  MAX_ROW_BYTES,
-  MAX_ROW_MEMBERS,
-} from './record-codec.ts'
-export { MemoryConfigSchema, persistenceConfigFields, SessionPersistenceConfigSchema, withRetryBounds } from './config.ts'
-export { compareIds, compareSummaries, matchesQuery, pageOf } from './list-order.ts'
-export {
-  claimLockedError,
-  isHolderDead,
-  lockLostError,
-  processHolderDetails,
-  processLockedError,
-  processStartOf,
-} from './owners.ts'
-export { checkStoredHeader } from './classify.ts'
 export { trackDurableCursors } from './durable-cursors.ts'
+
+// For backends: the hook contract, the shared record codec, config fields, owners and locks, listing order, and the
+// error builders whose exact messages the spec quotes.
+export type {
+  BackendListQuery,
+  BackendListResult,
+  CommitResult,
+  EncodedRecord,
+  ExpectedState,
+  LockInfo,
+  LockOwner,
+  LockToken,
+  PersistenceBackend,
+  PhysicalScan,
+  RecordResult,
+  ScanRecord,
+} from './backend.ts'
+export { decodeRecordText, decodeRecordValue, encodeBatch, isTurnEndEvidence, MAX_ROW_BYTES, MAX_ROW_MEMBERS } from './record-codec.ts'
+export { persistenceConfigFields, withRetryBounds } from './config.ts'
+export { isHolderDead, lockLostError, processLockedError } from './owners.ts'
+export { compareSummaries, matchesQuery } from './listing.ts'
+export { formatVersionError, sessionNotFound, unknownEventTypeError } from './errors.ts'

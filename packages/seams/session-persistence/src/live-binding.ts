@@ -5,85 +5,107 @@
  */
 import type { Session } from '@logbook/session'
 import type { LockToken } from './backend.ts'
-import type { Claim, ClaimHolder } from './claims.ts'
+import type { Claim, ClaimHolder, RetiringWriter } from './claims.ts'
 import { readStored } from './classify.ts'
-import { SessionPersistenceError } from './errors.ts'
-import type { HandleImpl } from './handle.ts'
-import type { LiveWriter, WriterHost } from './live-writer.ts'
+import { about, SessionPersistenceError } from './errors.ts'
+import type { Handover } from './handle.ts'
+import type { Host } from './host.ts'
+import { NEVER_ABORTED } from './prelude.ts'
 import { cutTornTail } from './repair.ts'
-import { about, assertNever, describe, losslessEqual, NEVER_ABORTED } from './util.ts'
+import { assertNever, describe } from './util.ts'
 
 /** How the binding resolved the claim, synchronously inside `session/created` (§2.1). */
 export type Binding =
-  | { readonly kind: 'adopt'; readonly claim: Claim; readonly handle: HandleImpl }
+  | { readonly kind: 'adopt'; readonly claim: Claim; readonly handover: Promise<Handover> }
   | { readonly kind: 'locked'; readonly error: SessionPersistenceError }
-  | { readonly kind: 'wait-retiring'; readonly writer: LiveWriter }
+  | { readonly kind: 'wait-retiring'; readonly writer: RetiringWriter }
   | { readonly kind: 'fresh'; readonly claim: Claim }
 
-/** The writer fields init sets. */
-export interface BoundState extends ClaimHolder {
-  readonly id: string
-  readonly session: Session
+/** The writer's view of its stored session, which the binding sets. */
+export interface BoundState {
   claim: Claim | undefined
   token: LockToken | undefined
+  /** The durable cursor. */
   cursor: number
   revision: string | null
   /** No artifact yet: the first batch materialises header and events. */
   lazy: boolean
 }
 
+/** True iff `a` and `b` are structurally equal JSON values, key order ignored (02 §0 "lossless-equal"). */
+export function losslessEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!losslessEqual(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b)) return false
+  const ka = Object.keys(a)
+  if (ka.length !== Object.keys(b).length) return false
+  for (const key of ka) {
+    if (!Object.hasOwn(b, key)) return false
+    if (!losslessEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false
+  }
+  return true
+}
+
 function conflict(id: string, detail: string): SessionPersistenceError {
   return new SessionPersistenceError('SESSION_CONFLICT', about(id) + detail, { sessionId: id })
 }
 
-/** Run the binding's init for `state`. @throws the terminal error of the binding. */
-export async function initBinding(host: WriterHost, state: BoundState, binding: Binding): Promise<void> {
+/**
+ * Run the binding's init for the writer `holder` of `session`, setting `state`. A claim the init registers names
+ * `holder` as its holder. @throws the terminal error of the binding.
+ */
+export async function initBinding(host: Host, session: Session, holder: ClaimHolder, state: BoundState, binding: Binding): Promise<void> {
   await host.ready
   switch (binding.kind) {
     case 'locked':
       throw binding.error
     case 'adopt':
-      return adoptHandle(state, binding.handle)
+      return adoptHandle(session, state, await binding.handover)
     case 'wait-retiring': {
       await binding.writer.drain()
-      const claim = host.claimAfterRetirement(state.id, binding.writer, 'live-session')
+      const claim = host.claims.afterRetirement(session.id, binding.writer, 'live-session')
       state.claim = claim
-      claim.holder = state
-      return bindFresh(host, state, claim)
+      claim.holder = holder
+      return bindFresh(host, session, state, claim)
     }
     case 'fresh':
-      return bindFresh(host, state, binding.claim)
+      return bindFresh(host, session, state, binding.claim)
     default:
       return assertNever(binding)
   }
 }
 
 /** Case 1: take over the handle's lock, cursor and revision once the live log extends what it stored. */
-async function adoptHandle(state: BoundState, handle: HandleImpl): Promise<void> {
-  await handle.idle()
-  state.token = handle.token
-  state.cursor = handle.nextSeq
-  state.revision = handle.revision
-  state.lazy = handle.revision === null
-  const { session, id, cursor } = state
-  if (!losslessEqual(session.header, handle.header)) throw conflict(id, 'the live header differs from the stored header')
+function adoptHandle(session: Session, state: BoundState, handover: Handover): void {
+  state.token = handover.token
+  state.cursor = handover.nextSeq
+  state.revision = handover.revision
+  state.lazy = handover.revision === null
+  const { id } = session
+  const { cursor } = state
+  if (!losslessEqual(session.header, handover.header)) throw conflict(id, 'the live header differs from the stored header')
   if (session.seq < cursor) throw conflict(id, `the live log has ${session.seq} events; ${cursor} are stored`)
   if (cursor > 0) {
     const live = session.events[cursor - 1]
-    if (live !== handle.lastEvent && !losslessEqual(live, handle.lastEvent)) {
+    if (live !== handover.lastEvent && !losslessEqual(live, handover.lastEvent)) {
       throw conflict(id, `the live event at seq ${cursor - 1} differs from the stored one`)
     }
   }
 }
 
 /** Case 3: lock, scan; no artifact → lazy; a stored prefix of the live log → adopt (cutting a torn tail). */
-async function bindFresh(host: WriterHost, state: BoundState, claim: Claim): Promise<void> {
-  const { backend } = host
-  const { id, session } = state
-  const token = await host.serial(id, () => backend.lock(id, claim.owner, NEVER_ABORTED))
+async function bindFresh(host: Host, session: Session, state: BoundState, claim: Claim): Promise<void> {
+  const { backend, queue } = host
+  const { id } = session
+  const token = await queue.run(id, () => backend.lock(id, claim.owner, NEVER_ABORTED))
   state.token = token
   try {
-    const scan = await host.serial(id, () => backend.scan(id, {}, NEVER_ABORTED))
+    const scan = await queue.run(id, () => backend.scan(id, {}, NEVER_ABORTED))
     if (scan === undefined) {
       state.lazy = true
       return
@@ -100,12 +122,12 @@ async function bindFresh(host: WriterHost, state: BoundState, claim: Claim): Pro
     state.revision = scan.revision
     if (stored.torn !== null) {
       // Without closers: the live session writes the real ending of an open turn (§2.1 case 3).
-      state.revision = (await host.serial(id, () => cutTornTail(host, id, token, stored, claim.owner.ownerId, NEVER_ABORTED))).revision
+      state.revision = (await queue.run(id, () => cutTornTail(host, id, token, stored, claim.owner.ownerId, NEVER_ABORTED))).revision
     }
     state.cursor = n
   } catch (error) {
     state.token = undefined
-    await host.serial(id, () => backend.unlock(token, NEVER_ABORTED)).catch((unlockError: unknown) => {
+    await queue.run(id, () => backend.unlock(token, NEVER_ABORTED)).catch((unlockError: unknown) => {
       host.logger.warn(`${about(id)}releasing the lock failed: ${describe(unlockError)}`)
     })
     throw error

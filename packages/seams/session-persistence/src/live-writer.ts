@@ -7,47 +7,28 @@
  */
 import type { Session, SessionEvent } from '@logbook/session'
 import type { LockToken } from './backend.ts'
-import type { Claim } from './claims.ts'
-import { isRetryableWriteError, type SessionPersistenceError } from './errors.ts'
+import type { RetiringWriter } from './claims.ts'
+import { about, isRetryableWriteError } from './errors.ts'
 import { FlushTargets } from './flush-targets.ts'
-import type { HandleHost } from './handle.ts'
+import type { Host } from './host.ts'
 import { type Binding, type BoundState, initBinding } from './live-binding.ts'
 import { PendingEvents } from './pending-events.ts'
+import { NEVER_ABORTED } from './prelude.ts'
 import { encodeBatch } from './record-codec.ts'
 import { RetryStreak } from './retry.ts'
-import type { ClaimKind, PersistenceWriteFailedEvent } from './types.ts'
-import { about, describe, NEVER_ABORTED } from './util.ts'
-
-export type { Binding } from './live-binding.ts'
-
-/** What a writer needs from its coordinator beyond a handle's needs. */
-export interface WriterHost extends HandleHost {
-  readonly ready: Promise<void>
-  readonly delays: { readonly window: number; readonly retryInitial: number; readonly retryMax: number }
-  readonly logger: { info(text: string): void; warn(text: string): void; error(text: string): void }
-  writeFailed(event: PersistenceWriteFailedEvent): void
-  /** Register a claim of `kind` for a claimant whose retiring predecessor drained. @throws `SESSION_LOCKED`. */
-  claimAfterRetirement(id: string, retiring: LiveWriter, kind: ClaimKind): Claim
-  dropWriter(writer: LiveWriter): void
-  /** `PERSISTENCE_DISPOSED`, for a flush that reaches a writer already closed by teardown. */
-  disposedError(): SessionPersistenceError
-}
+import { describe } from './util.ts'
 
 type Timer = ReturnType<typeof setTimeout>
 
 /** The live writer of one session object. */
-export class LiveWriter implements BoundState {
-  readonly id: string
-  claim: Claim | undefined
-  token: LockToken | undefined
-  cursor = 0
-  revision: string | null = null
+export class LiveWriter implements RetiringWriter {
   /** The last write error (the `cause` of `SESSION_LOCKED` `retiring`). */
   lastError: unknown
+  private readonly id: string
+  /** Claim, lock, durable cursor and revision, as the binding set them. */
+  private readonly bound: BoundState = { claim: undefined, token: undefined, cursor: 0, revision: null, lazy: false }
   /** Settles (never rejects) when init finished, successfully or not. */
-  readonly init: Promise<void>
-  /** No artifact yet: the first batch materialises header and events. */
-  lazy = false
+  private readonly init: Promise<void>
   private initDone = false
   private terminal: { readonly error: unknown } | undefined
   /** The armed window (§2.2): not `unref`ed, so pending events keep the process alive until written. */
@@ -66,12 +47,18 @@ export class LiveWriter implements BoundState {
   private stopping = false
   private finished: Promise<void> | undefined
 
-  constructor(private readonly host: WriterHost, readonly session: Session, binding: Binding) {
+  /** `onReleased` runs once the writer let go of its claim (it is then dropped from the live sessions). */
+  constructor(
+    private readonly host: Host,
+    readonly session: Session,
+    binding: Binding,
+    private readonly onReleased: (writer: LiveWriter) => void,
+  ) {
     this.id = session.id
     this.streak = new RetryStreak(this.id, host.delays, host.logger)
     this.arrived = new PendingEvents(session.seq)
-    if (binding.kind === 'adopt' || binding.kind === 'fresh') this.claim = binding.claim
-    this.init = initBinding(host, this, binding).then(
+    if (binding.kind === 'adopt' || binding.kind === 'fresh') this.bound.claim = binding.claim
+    this.init = initBinding(host, session, this, this.bound, binding).then(
       () => {
         this.initDone = true
         this.step()
@@ -83,12 +70,13 @@ export class LiveWriter implements BoundState {
     )
   }
 
-  get durableCursor(): number {
-    return this.cursor
+  /** The durable cursor. */
+  get nextSeq(): number {
+    return this.bound.cursor
   }
 
-  get lockToken(): LockToken | undefined {
-    return this.token
+  get token(): LockToken | undefined {
+    return this.bound.token
   }
 
   /** `session/disposed` reached this writer (it flushes, releases and drops itself) or it was closed. */
@@ -99,11 +87,11 @@ export class LiveWriter implements BoundState {
   // ----- window and batches (§2.2) --------------------------------------------------------------------------------
 
   private pending(): number {
-    return this.session.seq - (this.writing === undefined ? this.cursor : this.inflightEnd)
+    return this.session.seq - (this.writing === undefined ? this.bound.cursor : this.inflightEnd)
   }
 
   private retireUnmet(): boolean {
-    return this.retireTarget !== undefined && this.cursor < this.retireTarget
+    return this.retireTarget !== undefined && this.bound.cursor < this.retireTarget
   }
 
   private clearWindow(): void {
@@ -145,7 +133,7 @@ export class LiveWriter implements BoundState {
       if (this.retireTarget !== undefined) this.finishRetire()
       return
     }
-    if (this.retireTarget !== undefined && this.cursor >= this.retireTarget) {
+    if (this.retireTarget !== undefined && this.bound.cursor >= this.retireTarget) {
       this.finishRetire()
       return
     }
@@ -161,10 +149,10 @@ export class LiveWriter implements BoundState {
     if (this.writing !== undefined || this.terminal !== undefined || this.finished !== undefined) return
     this.clearWindow()
     this.clearBackoff()
-    const from = this.cursor
+    const from = this.bound.cursor
     const to = this.session.seq
     if (to <= from) {
-      this.targets.settle(this.cursor)
+      this.targets.settle(from)
       this.step()
       return
     }
@@ -177,23 +165,24 @@ export class LiveWriter implements BoundState {
 
   private async write(from: number, batch: SessionEvent[]): Promise<void> {
     const { backend } = this.host
+    const bound = this.bound
     try {
       const records = encodeBatch(batch, this.host.packChunks)
-      const token = this.token!
-      const lazy = this.lazy
-      const revision = this.revision
-      const result = await this.host.serial(this.id, () => lazy
+      const token = bound.token!
+      const lazy = bound.lazy
+      const revision = bound.revision
+      const result = await this.host.queue.run(this.id, () => lazy
         ? backend.materialize(token, this.session.header, records, NEVER_ABORTED)
         : backend.append(token, { nextSeq: from, revision: revision! }, records, NEVER_ABORTED))
-      this.cursor = result.nextSeq
-      this.revision = result.revision
-      this.lazy = false
+      bound.cursor = result.nextSeq
+      bound.revision = result.revision
+      bound.lazy = false
       this.streak.succeeded()
       this.host.committed({
         sessionId: this.id, source: 'live', fromSeq: from, toSeq: result.nextSeq, events: batch,
-        revision: result.revision, physicalLength: result.physicalLength, ownerId: this.claim!.owner.ownerId,
+        revision: result.revision, physicalLength: result.physicalLength, ownerId: bound.claim!.owner.ownerId,
       })
-      this.targets.settle(this.cursor)
+      this.targets.settle(bound.cursor)
     } catch (error) {
       this.onWriteError(error)
     }
@@ -245,7 +234,7 @@ export class LiveWriter implements BoundState {
     if (!this.initDone) await this.init
     const terminal = this.terminal as { readonly error: unknown } | undefined // set by init's failure
     if (terminal !== undefined) throw terminal.error
-    if (this.cursor >= target) {
+    if (this.bound.cursor >= target) {
       this.step()
       return
     }
@@ -261,7 +250,7 @@ export class LiveWriter implements BoundState {
   retire(): void {
     if (this.retireTarget !== undefined || this.finished !== undefined) return
     this.retireTarget = this.session.seq
-    if (this.claim !== undefined) this.claim.kind = 'retiring'
+    if (this.bound.claim !== undefined) this.host.claims.retire(this.bound.claim, this)
     this.clearWindow()
     this.step()
   }
@@ -286,15 +275,15 @@ export class LiveWriter implements BoundState {
     this.clearWindow()
     this.clearBackoff()
     this.arrived.clear()
-    const { claim, token } = this
-    this.token = undefined
+    const { claim, token } = this.bound
+    this.bound.token = undefined
     try {
       if (claim !== undefined && !claim.released && token !== undefined) {
-        await this.host.serial(this.id, () => this.host.backend.unlock(token, NEVER_ABORTED))
+        await this.host.queue.run(this.id, () => this.host.backend.unlock(token, NEVER_ABORTED))
       }
     } finally {
       if (claim !== undefined) this.host.claims.release(claim)
-      this.host.dropWriter(this)
+      this.onReleased(this)
     }
   }
 

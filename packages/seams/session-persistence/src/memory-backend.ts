@@ -20,12 +20,11 @@ import type {
   ScanRecord,
 } from './backend.ts'
 import { checkStoredHeader } from './classify.ts'
-import { SessionPersistenceError } from './errors.ts'
-import { pageOf } from './list-order.ts'
+import { about, SessionPersistenceError } from './errors.ts'
+import { pageOf } from './listing.ts'
 import { isHolderDead, lockLostError, processLockedError } from './owners.ts'
 import { decodeRecordText } from './record-codec.ts'
 import type { ListProblem, MemorySessionPersistenceConfig, ProjectionCheckpoint, SessionSummary } from './types.ts'
-import { about } from './util.ts'
 
 /** One stored record: its text and, once decoded, its frozen events. */
 export interface MemoryRecord {

@@ -2,15 +2,14 @@
  * Lock owners and holder liveness (spec 02 §3.1, §3.2), shared by the coordinator and every backend: the
  * process-global owner set, `processStart`, the dead-holder rule and the `SESSION_LOCKED` error shapes.
  *
- * STABLE INTERFACE — helpers J and Q use `isHolderDead`, `processLockedError` and `lockLostError`.
+ * Backends use `isHolderDead`, `processLockedError` and `lockLostError`.
  */
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import type { LockOwner } from './backend.ts'
-import { SessionPersistenceError } from './errors.ts'
+import { about, SessionPersistenceError } from './errors.ts'
 import type { ClaimKind, LockHolderDetails } from './types.ts'
-import { about } from './util.ts'
 
 const OWNERS_KEY = Symbol.for('logbook.persistence.owners')
 

@@ -2,8 +2,6 @@
  * The one record codec every backend uses (spec 02 §1.4 last paragraph): a batch of events becomes record texts
  * (scalar events in envelope key order, packed chunk runs as core `ChunkRow` JSON, never spanning batches, split at
  * 1024 members or 1 MiB), and a record text becomes events again.
- *
- * STABLE INTERFACE — helpers J, Q and PC code against this file. Changes are additive and marked `CHANGED:`.
  */
 import {
   CHUNK_ROW_TAGS,

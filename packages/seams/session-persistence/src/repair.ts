@@ -2,22 +2,17 @@
  * The physical repair of spec 02 §4.2 and §2.1 case 3: cut a torn tail found by `readStored` and announce the cut as
  * `persistence/committed { source: 'repair', events: [] }`. Shared by `open(id, 'write')` and live binding.
  */
-import type { CommitResult, LockToken, PersistenceBackend } from './backend.ts'
+import type { CommitResult, LockToken } from './backend.ts'
 import type { StoredState } from './classify.ts'
-import type { PersistenceCommittedEvent, RecoveryReport } from './types.ts'
-
-/** What a repair needs from its coordinator. */
-export interface RepairHost {
-  readonly backend: PersistenceBackend<unknown, LockToken>
-  committed(event: PersistenceCommittedEvent): void
-}
+import type { Host } from './host.ts'
+import type { RecoveryReport } from './types.ts'
 
 /**
  * Cut `state`'s torn tail under `token` (expecting the scanned revision and the valid prefix's length) and emit the
- * repair commit. The caller runs it inside the id's FIFO. @throws what `backend.cut` throws (nothing was cut then).
+ * repair commit. The caller runs it inside the id's queue. @throws what `backend.cut` throws (nothing was cut then).
  */
 export async function cutTornTail(
-  host: RepairHost,
+  host: Pick<Host, 'backend' | 'committed'>,
   id: string,
   token: LockToken,
   state: StoredState<unknown>,

@@ -3,7 +3,8 @@
  * the next attempt runs `retryInitialDelayMs · 2^(k−1)` later, capped at `retryMaxDelayMs`; a streak warns for its
  * first failure, then at most once per `retryMaxDelayMs`, and its end is logged at info.
  */
-import { about, describe } from './util.ts'
+import { about } from './errors.ts'
+import { describe } from './util.ts'
 
 /** The delays the schedule uses (validated config). */
 export interface RetryDelays {

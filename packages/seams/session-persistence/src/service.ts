@@ -1,15 +1,20 @@
 /**
- * `ctx.sessionPersistence` (spec 02 §1.1): the Service every backend package subclasses. It is a thin shell over the
- * coordinator (coordinator.ts), because Cordis hands callers a tracing proxy of the service: state lives on a plain
- * object, never on the proxied instance.
- *
- * STABLE INTERFACE — helpers J and Q subclass it: `super(ctx, config, backend)` (see backend.ts).
+ * `ctx.sessionPersistence` (spec 02 §1.1): the Service every backend package subclasses with
+ * `super(ctx, config, backend)`. Each method runs its operation (open.ts, read.ts, listing.ts, delete.ts,
+ * ownership.ts, projection-checkpoints.ts) on the coordinator, which holds all state: Cordis hands callers a tracing
+ * proxy of the service, so state lives on a plain object, never on the proxied instance.
  */
 import { type Context, Service } from '@deepseek-ai/cordis'
 import type { SessionEvent, SessionHeader } from '@logbook/session'
 import type { LockToken, PersistenceBackend } from './backend.ts'
 import { Coordinator } from './coordinator.ts'
-import './events.ts'
+import { deleteSession } from './delete.ts'
+import type { Host } from './host.ts'
+import { listSessions } from './listing.ts'
+import { createSession, openSession } from './open.ts'
+import { breakLock } from './ownership.ts'
+import { readCheckpoint, writeCheckpoint } from './projection-checkpoints.ts'
+import { inspectSession, locateSession, readSessionFrom } from './read.ts'
 import type {
   BreakLockConfirmation,
   DeleteConfirmation,
@@ -33,12 +38,11 @@ import type {
 export class SessionPersistence<C extends SessionPersistenceConfig = SessionPersistenceConfig> extends Service {
   static inject = ['sessions']
 
-  /** @internal The state and algorithms; not part of the public API. */
-  readonly coordinator: Coordinator
   /** The backend's short name (`'memory'`, `'jsonl'`, `'sqlite'`). */
   readonly backendName: string
   /** What the backend can do. */
   readonly capabilities: PersistenceCapabilities
+  private readonly coordinator: Coordinator
 
   constructor(ctx: Context, config: C, backend: PersistenceBackend<unknown, LockToken>) {
     super(ctx, 'sessionPersistence')
@@ -57,7 +61,7 @@ export class SessionPersistence<C extends SessionPersistenceConfig = SessionPers
    * @throws `SESSION_NOT_FOUND`, `SESSION_LOCKED`, `SESSION_CORRUPT`, `SESSION_FORMAT_UNSUPPORTED`, `INVALID_ARGUMENT`.
    */
   open(id: string, mode: OpenMode, opts?: OperationOptions): Promise<SessionHandle> {
-    return this.coordinator.open(id, mode, opts)
+    return this.run(openSession, id, mode, opts)
   }
 
   /**
@@ -65,42 +69,42 @@ export class SessionPersistence<C extends SessionPersistenceConfig = SessionPers
    * @throws `INVALID_ARGUMENT`, `SESSION_LOCKED`, `SESSION_ALREADY_EXISTS`.
    */
   create(header: SessionHeader, opts?: OperationOptions): Promise<SessionHandle> {
-    return this.coordinator.create(header, opts)
+    return this.run(createSession, header, opts)
   }
 
   /** Stored sessions, newest first, paginated. @throws `INVALID_ARGUMENT` (limit, cursor). */
   list(query?: ListQuery, opts?: OperationOptions): Promise<ListPage> {
-    return this.coordinator.list(query, opts)
+    return this.run(listSessions, query, opts)
   }
 
   /** Stored view plus what a resume would append; commits nothing. @throws `SESSION_NOT_FOUND`, `SESSION_CORRUPT`. */
   inspect(id: string, opts?: OperationOptions): Promise<SessionInspection> {
-    return this.coordinator.inspect(id, opts)
+    return this.run(inspectSession, id, opts)
   }
 
   /** Deep-frozen stored events with `seq >= fromSeq`, torn tail excluded. @throws `INVALID_ARGUMENT`, `SESSION_NOT_FOUND`. */
   readFrom(id: string, fromSeq: number, opts?: OperationOptions): Promise<readonly SessionEvent[]> {
-    return this.coordinator.readFrom(id, fromSeq, opts)
+    return this.run(readSessionFrom, id, fromSeq, opts)
   }
 
   /** Remove log, checkpoint and lock of `id`. @throws `DELETE_NOT_CONFIRMED`, `SESSION_LOCKED`, `SESSION_CONFLICT`. */
   delete(id: string, confirmation: DeleteConfirmation, opts?: OperationOptions): Promise<DeleteResult> {
-    return this.coordinator.delete(id, confirmation, opts)
+    return this.run(deleteSession, id, confirmation, opts)
   }
 
   /** Remove a cross-process lock owned by `ownerId`, alive or not. @throws `SESSION_CONFLICT`, `INVALID_ARGUMENT`. */
   breakLock(id: string, confirmation: BreakLockConfirmation, opts?: OperationOptions): Promise<void> {
-    return this.coordinator.breakLock(id, confirmation, opts)
+    return this.run(breakLock, id, confirmation, opts)
   }
 
   /** Absolute path of the stored artifact, or `undefined`. */
   locate(id: string, opts?: OperationOptions): Promise<string | undefined> {
-    return this.coordinator.locate(id, opts)
+    return this.run(locateSession, id, opts)
   }
 
   /** The stored projection checkpoint, or `undefined` when absent or no longer below the durable cursor. */
   readProjectionCheckpoint(id: string, opts?: OperationOptions): Promise<ProjectionCheckpoint | undefined> {
-    return this.coordinator.readProjectionCheckpoint(id, opts)
+    return this.run(readCheckpoint, id, opts)
   }
 
   /**
@@ -108,6 +112,12 @@ export class SessionPersistence<C extends SessionPersistenceConfig = SessionPers
    * @throws `SESSION_LOCKED`, `INVALID_ARGUMENT`, `CHECKPOINT_AHEAD`.
    */
   writeProjectionCheckpoint(id: string, checkpoint: ProjectionCheckpoint, opts?: OperationOptions): Promise<void> {
-    return this.coordinator.writeProjectionCheckpoint(id, checkpoint, opts)
+    return this.run(writeCheckpoint, id, checkpoint, opts)
+  }
+
+  /** Run `operation` on the coordinator; teardown waits for it (§2.5 step 3). */
+  private run<A extends unknown[], R>(operation: (host: Host, ...args: A) => Promise<R>, ...args: A): Promise<R> {
+    const { coordinator } = this
+    return coordinator.queue.track(operation(coordinator, ...args))
   }
 }

@@ -1,7 +1,5 @@
 /**
  * Public API types of the persistence seam (spec 02 §1.1–§1.3, §1.6, §1.8). Types only.
- *
- * STABLE INTERFACE — helpers J, Q and PC code against this file. Changes are additive and marked `CHANGED:`.
  */
 import type { JsonValue, SessionEvent, SessionHeader, SessionSeedEventState } from '@logbook/session'
 import type { SessionPersistenceError } from './errors.ts'

@@ -1,5 +1,5 @@
 // The [dmg] cases of the shared conformance suite against the memory backend with its damage kit (`damage: 'rows'`):
-// records are edited in the named memory store. tests/conformance.spec.ts (helper PC) runs everything else.
+// records are edited in the named memory store. tests/conformance.spec.ts runs everything else.
 import { randomUUID } from 'node:crypto'
 import { runSessionPersistenceConformance } from '../../session-persistence-conformance/src/index.ts'
 import MemorySessionPersistence from '../src/index.ts'

@@ -9,7 +9,7 @@ import type { ProjectionCheckpoint } from '@logbook/session-persistence'
 import { replaceFile, unlinkIfPresent } from './durable-fs.ts'
 import { lastEventOf, readFileEnds } from './file-ends.ts'
 import { errnoCode, type Durability } from './io.ts'
-import { CHECKPOINT_FILE } from './paths.ts'
+import { CHECKPOINT_FILE } from './layout.ts'
 import type { SessionLocation } from './store.ts'
 
 const checkpointPath = (location: SessionLocation): string => join(dirname(location.file), CHECKPOINT_FILE)

@@ -11,8 +11,8 @@ import { checkIdentity, createSchema, type StoreIdentity } from './identity.ts'
 import { applyPragmas, type PragmaSettings } from './pragmas.ts'
 import { sql, type StatementName } from './sql.ts'
 
-/** Everything the store needs from the validated plugin config. */
-export interface StoreOptions extends PragmaSettings {
+/** Everything the connection needs from the validated plugin config. */
+export interface ConnectionOptions extends PragmaSettings {
   /** Absolute database path, or `':memory:'`. */
   readonly path: string
   readonly checkPermissions: boolean
@@ -48,16 +48,16 @@ export function mapStoreError(error: unknown, path: string): unknown {
 }
 
 /** One SQLite connection with lazy creation, identity tracking and transaction helpers. */
-export class SqliteStore {
+export class StoreConnection {
   readonly path: string
-  private readonly options: StoreOptions
+  private readonly options: ConnectionOptions
   private db: Database.Database | undefined
   private identity: StoreIdentity | undefined
   private schemaVersion = -1
   private readonly statements = new Map<StatementName, Statement>()
   private closed = false
 
-  constructor(options: StoreOptions) {
+  constructor(options: ConnectionOptions) {
     this.options = options
     this.path = options.path
   }

@@ -7,7 +7,7 @@ import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { publishNewFile } from './durable-fs.ts'
 import { errnoCode, type Durability } from './io.ts'
-import { isReservedName, SESSION_FILE, type StoreLayout } from './paths.ts'
+import { isReservedName, SESSION_FILE, type StoreLayout } from './layout.ts'
 
 /** The store format name this backend writes. */
 export const STORE_FORMAT = 'logbook-jsonl'

@@ -1,7 +1,16 @@
 /**
- * The backend's lock hooks (02 §3.3) over the lock-file mechanics: acquire (creating the store identity on first
- * use), verify, release, inspect and break.
+ * A session's lock as this backend's hooks use it (02 §3.3): take it (creating the store identity on first use) and
+ * hand out a token, verify it before every write, release, read and break it — over the lock-file mechanics of
+ * lock-file.ts, with failures mapped to the seam's errors.
+ *
+ * The check before every write (step 5) does not reopen the lock file: the writer keeps its own lock file open
+ * read-only from acquisition to release. A check reads that inode's content (it must still be exactly the record this
+ * writer wrote) and `stat`s the lock path (it must still name that inode). The open descriptor keeps the inode alive,
+ * so no other file can carry its number meanwhile: both facts together say what reading the lock path says — the lock
+ * exists and names this writer. Any other outcome, or any error, answers "unknown", and the check then reads the lock
+ * path.
  */
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs'
 import {
   isHolderDead,
   lockLostError,
@@ -11,8 +20,6 @@ import {
   type LockOwner,
 } from '@logbook/session-persistence'
 import { toStoreError } from './errors.ts'
-import { closeSync } from 'node:fs'
-import { dropHeldLock, heldLockIntact, holdLockFile } from './held-lock.ts'
 import {
   acquireLockFile,
   breakLockFile,
@@ -23,7 +30,7 @@ import {
   type LockRecord,
 } from './lock-file.ts'
 import type { JsonlStore } from './store.ts'
-import type { JsonlLockToken } from './types.ts'
+import type { HeldLock, JsonlLockToken } from './types.ts'
 
 function toOwner(record: LockRecord): LockOwner {
   const { ownerId, pid, host, processStart, acquiredAt } = record
@@ -52,7 +59,7 @@ export async function lockSession(store: JsonlStore, id: string, owner: LockOwne
 
 /**
  * Confirms `token` still owns its lock file (synchronous and small: it runs before every append). The lock file the
- * token holds open answers when it is intact (held-lock.ts); otherwise the lock path is read.
+ * token holds open answers when it is intact (see the module comment); otherwise the lock path is read.
  * @throws `SESSION_LOCKED` with `details.lost: true`.
  */
 export async function verifySessionLock(token: JsonlLockToken): Promise<void> {
@@ -121,5 +128,49 @@ export async function breakSessionLock(store: JsonlStore, id: string, ownerId: s
       location: path,
       details: { ownerId: result.holder === null ? null : result.holder.ownerId },
     })
+  }
+}
+
+// ----- the held lock file ---------------------------------------------------------------------------------------
+
+/** Opens the lock at `path` (just acquired, holding `bytes`); `undefined` when that fails (checks then read the path). */
+function holdLockFile(path: string, bytes: Buffer): HeldLock | undefined {
+  let fd: number | undefined
+  try {
+    fd = openSync(path, 'r')
+    const { dev, ino } = fstatSync(fd, { bigint: true })
+    return { fd, dev, ino, bytes, scratch: Buffer.allocUnsafe(bytes.length + 1) }
+  } catch {
+    if (fd !== undefined) closeQuietly(fd)
+    return undefined
+  }
+}
+
+/**
+ * True when the held inode still holds exactly its record and `path` still names it; false means "not known": the
+ * caller reads the lock path to decide.
+ */
+function heldLockIntact(path: string, held: HeldLock): boolean {
+  try {
+    const { bytes, scratch } = held
+    const n = readSync(held.fd, scratch, 0, scratch.length, 0)
+    if (n !== bytes.length || scratch.compare(bytes, 0, n, 0, n) !== 0) return false
+    const current = statSync(path, { bigint: true, throwIfNoEntry: false })
+    return current !== undefined && current.ino === held.ino && current.dev === held.dev
+  } catch {
+    return false
+  }
+}
+
+/** Closes the held descriptor (errors ignored: it is read-only and nothing depends on the close). */
+export function dropHeldLock(held: HeldLock | undefined): void {
+  if (held !== undefined) closeQuietly(held.fd)
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd)
+  } catch {
+    // A read-only descriptor: nothing to lose.
   }
 }

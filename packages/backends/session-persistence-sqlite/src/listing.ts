@@ -13,8 +13,8 @@ import {
   type ListProblem,
   type SessionSummary,
 } from '@logbook/session-persistence'
+import type { Statement } from './connection.ts'
 import { headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
-import type { Statement } from './store.ts'
 
 /** The parameters `list-sessions.sql` binds for a query (`limit` −1: no limit; rows are filtered while read). */
 function listParams(query: BackendListQuery): Record<string, string | number | null> {

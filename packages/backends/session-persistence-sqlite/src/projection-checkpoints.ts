@@ -5,9 +5,9 @@
  */
 
 import { SessionPersistenceError, type ProjectionCheckpoint } from '@logbook/session-persistence'
+import type { Statement } from './connection.ts'
 import type { SessionRow } from './session-row.ts'
 import type { StatementName } from './sql.ts'
-import type { Statement } from './store.ts'
 
 type Stmt = (name: StatementName) => Statement
 

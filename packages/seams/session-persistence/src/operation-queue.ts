@@ -1,0 +1,41 @@
+/**
+ * The storage operations of one coordinator (spec 02 §1.4, §2.5): a FIFO per session id, so no two backend hooks for
+ * one id run at once, and the set of operations still in flight, which teardown step 3 waits for.
+ */
+
+/** Per-id FIFO serialisation plus in-flight tracking. */
+export class OperationQueue {
+  private readonly queues = new Map<string, Promise<void>>()
+  private readonly inflight = new Set<Promise<unknown>>()
+
+  /** Run `task` after every earlier task queued for `id` settled; it stays in flight until it settles. */
+  run<T>(id: string, task: () => Promise<T>): Promise<T> {
+    const run = (this.queues.get(id) ?? Promise.resolve()).then(task)
+    this.inflight.add(run)
+    // One reaction both forgets the operation (teardown step 3) and frees the queue slot when nothing followed it.
+    const settled: Promise<void> = run.then(done, done)
+    const queues = this.queues
+    const inflight = this.inflight
+    function done(): void {
+      inflight.delete(run)
+      if (queues.get(id) === settled) queues.delete(id)
+    }
+    queues.set(id, settled)
+    return run
+  }
+
+  /** Remember `promise` as in flight until it settles, and return it. */
+  track<T>(promise: Promise<T>): Promise<T> {
+    this.inflight.add(promise)
+    const forget = (): void => {
+      this.inflight.delete(promise)
+    }
+    promise.then(forget, forget)
+    return promise
+  }
+
+  /** Resolves once nothing is in flight, including operations started while it waited; never rejects. */
+  async settled(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight])
+  }
+}
