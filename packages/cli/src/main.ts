@@ -25,6 +25,7 @@ const COMMAND_TABLE: Readonly<Record<CommandName, () => Promise<Command>>> = {
   'verify': async () => (await import('./commands/verify.ts')).verify,
   'export': async () => (await import('./commands/export.ts')).exportSession,
   'import': async () => (await import('./commands/import.ts')).importSession,
+  'view': async () => (await import('./commands/view.ts')).view,
   '__demo-child': async () => (await import('./demo/child.ts')).demoChild,
 }
 

@@ -25,8 +25,9 @@ Commands:
   fork <id> [--at <seq>] [--as <child>]  fork a stored session; the parent is untouched
   compact <id>                           resume a session and compact its history
   verify <id|path>                       check a stored session (or a session file or SQLite database)
-  export <id> --format jsonl|openai-messages [--out <file>]
+  export <id> --format jsonl|openai-messages|markdown|html [--out <file>] [--redact <regex>]… [--no-redact]
   import <file> [--as <id>]              store an exported jsonl session as a new session
+  view [--port <n>]                      browse the stored sessions in a browser (127.0.0.1, read-only)
 
 ${GLOBAL}
 
@@ -63,10 +64,21 @@ Resume the session, compact its history into a summary, and release it. Prints w
 Read-only checks (no repair, no lock, safe beside a writer): format, torn tail, corruption, events, surface,
 turn/step/tool relations, tool pairing, compaction brackets, projection checkpoint. A path verifies a
 session.jsonl file, or every session of a SQLite database. Exit 0 ok, 5 repairable, 6 corrupt or unsupported.`,
-  'export': `Usage: logbook export <id> --format jsonl|openai-messages [--out <file>]
+  'export': `Usage: logbook export <id> --format jsonl|openai-messages|markdown|html [--out <file>] [--redact <regex>]… [--no-redact]
 
 jsonl: an export header line, then every event, one per line (what import reads).
-openai-messages: { model, messages, tools? } in the chat-completions format, from what the model sees.`,
+openai-messages: { model, messages, tools? } in the chat-completions format, from what the model sees.
+markdown: the transcript by turn, as the viewer shows it. html: the viewer's session page as one file that opens
+from disk with no network.
+Every format replaces common secrets (API keys such as sk-…, AKIA…, ghp_…, bearer tokens, JSON web tokens, PEM
+private keys) and each match of every --redact pattern with [redacted]; a redacted jsonl export says so in its
+first line. --no-redact exports the session as stored.`,
+  'view': `Usage: logbook view [--port <n>] [--config <cordis.yml>]
+
+Serve the session viewer on 127.0.0.1 (port 0, the default, picks a free one) and print its address. The address
+carries a one-time token: the first browser to open it gets a cookie, and the address then stops working (restart
+for a new one). The list with search, each session by turn (the log, or what the model sees), compactions, forks,
+usage, and live updates of sessions being written. Read-only: nothing is written to the store. Ctrl-C stops.`,
   'import': `Usage: logbook import <file> [--as <id>]
 
 Check an exported jsonl file event by event and store it as a new session (under <id> when given).`,

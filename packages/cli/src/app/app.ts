@@ -27,6 +27,8 @@ export interface App {
   compaction(): CompactionService
   /** `ctx.sessionProjections`, when loaded. */
   projections(): SessionProjections | undefined
+  /** The stderr log exporter (hold records while a plugin starts, so a failure is reported once). */
+  readonly log: StderrLogExporter
   /** Dispose agents, then the plugins in reverse order; idempotent. */
   dispose(): Promise<void>
 }
@@ -71,6 +73,7 @@ export function createApp(ctx: Context, plugins: readonly Disposable[], exporter
     agents: () => required<AgentsService>(ctx, 'agents', 'the agent loop'),
     compaction: () => required<CompactionService>(ctx, 'compaction', 'compaction'),
     projections: () => ctx.get('sessionProjections') as SessionProjections | undefined,
+    log: exporter,
     dispose: () => (disposing ??= dispose()),
   }
 }
