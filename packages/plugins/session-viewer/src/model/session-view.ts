@@ -95,7 +95,8 @@ export class SessionView {
 
   constructor(readonly id: string, readonly header: SessionHeader, events: readonly SessionEvent[]) {
     this.index(events)
-    this.refold()
+    // Without a replace the surface is every append-origin node in log order, as `index` collected it.
+    if (this.lastReplaceSeq >= 0) this.refold()
   }
 
   /** The next seq the store will hold (the number of events). */
@@ -159,7 +160,6 @@ export class SessionView {
     }
     this.index(fresh)
     if (replaced) this.refold()
-    else if (appended) for (const event of fresh) if (isSurfaceEvent(event) && event.surfaceOp === 'append') this.nodes.push(event.seq)
     const segments: number[] = []
     for (let i = Math.max(0, firstSegment); i < this.segments.length; i++) segments.push(i)
     return { fromSeq, segments, surfaceReplaced: replaced, surfaceAppended: appended }
@@ -171,7 +171,10 @@ export class SessionView {
       if (event.type === 'turn/start') this.segments.push({ turn: event.data.turn, start: event.seq })
       else if (this.segments.length === 0) this.segments.push({ turn: 0, start: event.seq })
       this.events.push(event)
-      if (isSurfaceEvent(event) && event.surfaceOp !== 'append') this.lastReplaceSeq = event.seq
+      if (isSurfaceEvent(event)) {
+        if (event.surfaceOp === 'append') this.nodes.push(event.seq)
+        else this.lastReplaceSeq = event.seq
+      }
       if (event.type === 'assistant/message') addUsage(this.totals, event.data.usage)
       this.title = titleProjection.apply(this.title, event)
       if (event.type === 'tool/call') this.callNames.set(event.data.callId, event.data.name)
@@ -194,7 +197,7 @@ export class SessionView {
     this.compactions.set(id, seqs)
   }
 
-  /** Replays the whole surface (core's `foldSurface`): at construction and after a replace. */
+  /** Replays the whole surface with core's `foldSurface`: once a replace was logged, at construction and after each. */
   private refold(): void {
     try {
       const folded = foldSurface(this.events)
