@@ -58,15 +58,24 @@ describe('logbook view', () => {
     }
   })
 
-  it('L-155 --config serves the stores of that app', async () => {
+  it('L-155 --config serves the stores of that app, through its own session-viewer entry when it has one', async () => {
     const dir = tempDir('logbook-view-app-')
     const file = join(dir, 'cordis.yml')
+    const free = createServer()
+    await new Promise<void>(resolve => free.listen(0, '127.0.0.1', resolve))
+    const port = (free.address() as { port: number }).port
+    await new Promise<void>(resolve => free.close(() => resolve()))
     writeFileSync(file, [
       `- { id: session,     name: '@logbook/session' }`,
       `- { id: persistence, name: '@logbook/session-persistence-jsonl', config: { root: '${root}' } }`,
       `- { id: projection,  name: '@logbook/session-projection' }`,
+      `- { id: viewer,      name: '@logbook/session-viewer', config: { port: ${port} } }`,
     ].join('\n'))
+    const refused = await logbook(['view', '--config', file, '--port', '0'], { cwd: dir })
+    expect(refused.code).toBe(2)
+    expect(lines(refused.stderr)).toEqual(['logbook: --port cannot be used: the app serves the viewer itself (its session-viewer entry sets the port) [USAGE]'])
     const viewer = await startViewer(['--config', file], { cwd: dir })
+    expect(viewer.base).toBe(`http://127.0.0.1:${port}`)
     try {
       const swap = await fetch(viewer.url, { redirect: 'manual' })
       const cookie = swap.headers.get('set-cookie')!.split(';')[0]!

@@ -42,13 +42,17 @@ export class SessionViewer extends Service {
       search: () => ctx.get('sessionSearch') as ViewerSearch | undefined,
       warn: message => logger.warn(message),
     }, config)
+    this.logger = logger
     const server = this.server
     ctx.effect(() => () => server.close(), 'session-viewer server')
   }
 
-  /** Plugin start: resolves once the server listens. */
+  private readonly logger: ReturnType<Context['logger']>
+
+  /** Plugin start: resolves once the server listens (logged without the token, which only `url()` hands out). */
   async [Service.init](): Promise<void> {
-    await this.server.listen()
+    const port = await this.server.listen()
+    this.logger.info(`listening on http://127.0.0.1:${port}/`)
   }
 
   /**
