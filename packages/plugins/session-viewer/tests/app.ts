@@ -11,6 +11,7 @@ import { Context, Service } from '@deepseek-ai/cordis'
 import SessionStore, { type SessionEvent, type SessionHeader } from '@logbook/session'
 import type { SessionPersistence } from '@logbook/session-persistence'
 import JsonlSessionPersistence from '@logbook/session-persistence-jsonl'
+import SqliteSessionPersistence from '@logbook/session-persistence-sqlite'
 import SessionProjections from '@logbook/session-projection'
 import SessionViewer, { type SessionViewerConfig, type ViewerSearch } from '../src/index.ts'
 
@@ -40,8 +41,8 @@ export function searchPlugin(search: ViewerSearch): new (ctx: Context) => Servic
   }
 }
 
-/** Start the app on a fresh JSONL root (or `root`). */
-export async function startViewer(options: { root?: string; config?: Partial<SessionViewerConfig>; search?: ViewerSearch } = {}): Promise<ViewerApp> {
+/** Start the app on a fresh folder (or `root`): a JSONL root there, or a SQLite database in it. */
+export async function startViewer(options: { root?: string; backend?: 'jsonl' | 'sqlite'; config?: Partial<SessionViewerConfig>; search?: ViewerSearch } = {}): Promise<ViewerApp> {
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'logbook-viewer-'))
   const ctx = new Context()
   const fibers: { dispose(): Promise<unknown> }[] = []
@@ -51,7 +52,8 @@ export async function startViewer(options: { root?: string; config?: Partial<Ses
     await fiber
   }
   await load(SessionStore)
-  await load(JsonlSessionPersistence, { root, durability: 'none' })
+  if (options.backend === 'sqlite') await load(SqliteSessionPersistence, { path: join(root, 'logbook.sqlite') })
+  else await load(JsonlSessionPersistence, { root, durability: 'none' })
   await load(SessionProjections)
   if (options.search !== undefined) await load(searchPlugin(options.search))
   await load(SessionViewer, options.config ?? {})
