@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { renderSessionHtml, renderSessionMarkdown } from '../src/index.ts'
 import { FILE_POLICY } from '../src/render/document.ts'
 import { fenced } from '../src/export/markdown.ts'
+import { count } from '../src/render/format.ts'
 import { LogBuilder } from './log.ts'
 
 const HOSTILE = '<script>x</script> & "q" <img src=x onerror=y>'
@@ -58,5 +59,9 @@ describe('rendering', () => {
   it('L-146 a fence is longer than any backtick run inside it', () => {
     expect(fenced('a ```` b', 'text')).toBe('`````text\na ```` b\n`````')
     expect(fenced('plain')).toBe('```\nplain\n```')
+  })
+
+  it('L-146 counts are grouped by thousands', () => {
+    expect([0, 999, 1000, 111_000, 1_234_567, -4200].map(count)).toEqual(['0', '999', '1,000', '111,000', '1,234,567', '-4,200'])
   })
 })
