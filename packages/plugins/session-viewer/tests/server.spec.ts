@@ -80,8 +80,9 @@ describe('the viewer server', () => {
     const port = new URL(app.base).port
     expect(await rawGet(app, '/', { cookie, host: `evil.example:${port}` })).toBe(403)
     expect(await rawGet(app, '/', { cookie, host: `localhost:${port}` })).toBe(200)
-    // The assets hold no session data and load without the cookie.
+    // The assets hold no session data and load without the cookie; so does the browser's favicon request (empty).
     expect((await fetch(`${app.base}/assets/viewer.css`)).status).toBe(200)
+    expect((await fetch(`${app.base}/favicon.ico`)).status).toBe(204)
   })
 
   it('L-149 an unknown session id is a 404 page; an unknown path 404; a write method 405', async () => {

@@ -1,7 +1,8 @@
 /**
  * The viewer's HTTP server (`node:http`, on 127.0.0.1 only): the access gate first (403 without the token or its
  * cookie), then the routes — `/` the session list, `/search`, `/session/<id>` and its `/live` event stream, and
- * `/assets/` (the stylesheet and script, served to anyone: they hold no session data). Only GET and HEAD are
+ * `/assets/` (the stylesheet and script, served to anyone: they hold no session data; `/favicon.ico` is an empty
+ * answer). Only GET and HEAD are
  * answered; every page carries a policy that lets it load nothing but this server's own assets.
  */
 
@@ -109,6 +110,11 @@ export class ViewerServer {
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         return this.answer(response, problemPage(405, 'Not allowed', `The viewer only reads: ${request.method ?? '?'} is not answered.`), { Allow: 'GET, HEAD' })
       }
+      if (url.pathname === '/favicon.ico') {
+        response.writeHead(204, COMMON_HEADERS)
+        response.end()
+        return
+      }
       const asset = ASSETS[url.pathname]
       if (asset !== undefined) {
         response.writeHead(200, { ...COMMON_HEADERS, 'Content-Type': asset.type })
@@ -117,7 +123,7 @@ export class ViewerServer {
       }
       const access = this.gate.decide(request, url)
       if (access.kind === 'deny') {
-        return this.answer(response, problemPage(403, 'Forbidden', `This viewer opens only through the address \`logbook view\` printed (${access.reason}). Open that address, or restart \`logbook view\` for a new one.`))
+        return this.answer(response, problemPage(403, 'Forbidden', `This viewer opens only through the address it printed when it started (${access.reason}). Open that address, or restart the viewer (logbook view) for a new one.`))
       }
       if (access.kind === 'swap') {
         response.writeHead(303, { ...COMMON_HEADERS, 'Set-Cookie': access.cookie, Location: access.location })
