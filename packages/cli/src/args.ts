@@ -8,11 +8,11 @@ import { usageError } from './errors.ts'
 
 /** The commands of §6.2, plus the demo's hidden child. */
 export type CommandName =
-  | 'demo' | 'run' | 'list' | 'show' | 'fork' | 'compact' | 'verify' | 'export' | 'import' | 'view' | '__demo-child'
+  | 'demo' | 'run' | 'chat' | 'list' | 'show' | 'fork' | 'compact' | 'verify' | 'export' | 'import' | 'view' | '__demo-child'
 
 /** The public commands, in help order. */
 export const COMMANDS: readonly CommandName[] = Object.freeze([
-  'demo', 'run', 'list', 'show', 'fork', 'compact', 'verify', 'export', 'import', 'view',
+  'demo', 'run', 'chat', 'list', 'show', 'fork', 'compact', 'verify', 'export', 'import', 'view',
 ])
 
 type OptionKind = 'string' | 'boolean'
@@ -32,6 +32,9 @@ const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; comma
   'cursor': { kind: 'string', commands: ['list'] },
   'surface': { kind: 'boolean', commands: ['show'] },
   'log': { kind: 'boolean', commands: ['show'] },
+  'projections': { kind: 'boolean', commands: ['show'] },
+  'resume': { kind: 'string', commands: ['chat'] },
+  'fork': { kind: 'string', commands: ['chat'] },
   'at': { kind: 'string', commands: ['fork'] },
   'as': { kind: 'string', commands: ['fork', 'import'] },
   'format': { kind: 'string', commands: ['export'] },

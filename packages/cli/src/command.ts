@@ -4,7 +4,7 @@
 
 import { isValidSessionId } from '@logbook/session'
 import type { App } from './app/app.ts'
-import type { EmbeddedStore } from './app/embedded.ts'
+import type { EmbeddedOptions, EmbeddedStore } from './app/embedded.ts'
 import type { ParsedArgs } from './args.ts'
 import { CliError } from './errors.ts'
 import type { Output } from './io.ts'
@@ -19,8 +19,11 @@ export interface CommandContext {
   readonly storeRoot: string
   /** Aborted on SIGINT. */
   readonly signal: AbortSignal
-  /** Start the app the global options select (`--config`, else the embedded app), or the embedded app on `store`. */
-  openApp(store?: EmbeddedStore): Promise<App>
+  /**
+   * Start the app the global options select (`--config`, else the embedded app), or the embedded app on `store`;
+   * `options` shape the embedded app only.
+   */
+  openApp(store?: EmbeddedStore, options?: EmbeddedOptions): Promise<App>
   /** Register the app to dispose on SIGINT; returns the unregister function. */
   track(app: App): () => void
 }
@@ -29,8 +32,10 @@ export interface CommandContext {
 export type Command = (context: CommandContext) => Promise<number>
 
 /** Run `body` with the selected app, disposing it afterwards whatever happens. */
-export async function withApp<T>(context: CommandContext, body: (app: App) => Promise<T>, store?: EmbeddedStore): Promise<T> {
-  const app = await context.openApp(store)
+export async function withApp<T>(
+  context: CommandContext, body: (app: App) => Promise<T>, store?: EmbeddedStore, options?: EmbeddedOptions,
+): Promise<T> {
+  const app = await context.openApp(store, options)
   const untrack = context.track(app)
   try {
     return await body(app)

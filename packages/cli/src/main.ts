@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module'
 import { resolve } from 'node:path'
 import type { App } from './app/app.ts'
-import type { EmbeddedStore } from './app/embedded.ts'
+import type { EmbeddedOptions, EmbeddedStore } from './app/embedded.ts'
 import { parseCommandLine, type CommandName, type ParsedArgs } from './args.ts'
 import type { Command, CommandContext } from './command.ts'
 import { CliError, codeOf, EXIT, exitCodeOf, oneLine } from './errors.ts'
@@ -18,6 +18,7 @@ import { commandHelp, OVERVIEW } from './usage.ts'
 const COMMAND_TABLE: Readonly<Record<CommandName, () => Promise<Command>>> = {
   'demo': async () => (await import('./demo/demo.ts')).demo,
   'run': async () => (await import('./commands/run.ts')).run,
+  'chat': async () => (await import('./commands/chat.ts')).chat,
   'list': async () => (await import('./commands/list.ts')).list,
   'show': async () => (await import('./commands/show.ts')).show,
   'fork': async () => (await import('./commands/fork.ts')).fork,
@@ -28,6 +29,9 @@ const COMMAND_TABLE: Readonly<Record<CommandName, () => Promise<Command>>> = {
   'view': async () => (await import('./commands/view.ts')).view,
   '__demo-child': async () => (await import('./demo/child.ts')).demoChild,
 }
+
+/** Commands that handle Ctrl-C themselves (chat: it cancels the running turn instead of ending the process). */
+const OWN_SIGINT: ReadonlySet<CommandName> = new Set(['chat'])
 
 /** The package version (`logbook --version`). */
 export function version(): string {
@@ -56,13 +60,13 @@ async function dispatch(args: ParsedArgs, output: Output, streams: CliStreams, c
   const storeRoot = resolve(cwd, args.global.dir ?? (streams.env.LOGBOOK_DIR || '.logbook'))
   const context: CommandContext = {
     args, output, cwd, env: streams.env, storeRoot, signal: controller.signal,
-    openApp: async (store?: EmbeddedStore) => {
+    openApp: async (store?: EmbeddedStore, options?: EmbeddedOptions) => {
       if (store === undefined && args.global.config !== undefined) {
         const { bootConfigApp } = await import('./app/boot.ts')
         return bootConfigApp(resolve(cwd, args.global.config), output)
       }
       const { openEmbeddedApp } = await import('./app/embedded.ts')
-      return openEmbeddedApp(store ?? { kind: 'jsonl', root: storeRoot }, output)
+      return openEmbeddedApp(store ?? { kind: 'jsonl', root: storeRoot }, output, options)
     },
     track: (app) => {
       apps.add(app)
@@ -74,7 +78,8 @@ async function dispatch(args: ParsedArgs, output: Output, streams: CliStreams, c
     if (controller.signal.aborted) process.exit(EXIT.INTERRUPTED)
     controller.abort(new DOMException('interrupted by SIGINT', 'AbortError'))
   }
-  if (handleSigint) process.on('SIGINT', onSigint)
+  const sigint = handleSigint && !OWN_SIGINT.has(command)
+  if (sigint) process.on('SIGINT', onSigint)
   try {
     const interrupted = new Promise<'interrupted'>(settle => controller.signal.addEventListener('abort', () => settle('interrupted'), { once: true }))
     const body = await COMMAND_TABLE[command]()
@@ -90,7 +95,7 @@ async function dispatch(args: ParsedArgs, output: Output, streams: CliStreams, c
     output.error('interrupted')
     return EXIT.INTERRUPTED
   } finally {
-    if (handleSigint) process.off('SIGINT', onSigint)
+    if (sigint) process.off('SIGINT', onSigint)
   }
 }
 

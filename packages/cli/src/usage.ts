@@ -20,8 +20,9 @@ export const OVERVIEW = `Usage: logbook <command> [options]
 Commands:
   demo                                   a guided tour: crash, resume, compaction, fork (offline)
   run --config <cordis.yml>              boot an app, run its configured agents, stream the conversation
+  chat [--resume <id> | --fork <id>[@<seq>]]  talk to an agent in the terminal (or read lines from a pipe)
   list [--limit 20] [--cursor <c>]       stored sessions, latest update first
-  show <id> [--surface|--log|--json]     a session's transcript, next request, events, or raw events
+  show <id> [--surface|--log|--json|--projections]  transcript, next request, events, raw events, projections
   fork <id> [--at <seq>] [--as <child>]  fork a stored session; the parent is untouched
   compact <id>                           resume a session and compact its history
   verify <id|path>                       check a stored session (or a session file or SQLite database)
@@ -43,14 +44,22 @@ Offline (a scripted model); deletes nothing.`,
 
 Boot the app, create or resume its configured agents (agent-loop config "agents"), stream their turns, and exit
 0 when every turn completed, else 1. --keep-alive waits for Ctrl-C after the agents are idle.`,
+  'chat': `Usage: logbook chat [--config <cordis.yml>] [--resume <id> | --fork <id>[@<seq>]]
+
+Talk to an agent: a new session (the model of the config's first agents[] entry, else the embedded scripted
+model), a resumed one, or a fork of a stored one after event <seq>. A line ending in \\ continues on the next
+line; a paste keeps its newlines. Replies stream as they arrive. Ctrl+C cancels the running turn; at an empty
+prompt it exits. Commands: /sessions, /fork [<seq>], /compact, /context, /projections, /help, /exit. On exit the
+command that resumes the session is printed. With stdin not a terminal, lines are read until end of input.`,
   'list': `Usage: logbook list [--limit 20] [--cursor <c>] [--json]
 
 A page of stored sessions, latest update first: id, created, events, turns, title, parent. When more exist, the
 command for the next page is printed on stderr. --json prints { items, nextCursor }.`,
-  'show': `Usage: logbook show <id> [--surface | --log | --json]
+  'show': `Usage: logbook show <id> [--surface | --log | --json | --projections [--json]]
 
 Read-only. Default: the transcript (every message ever shown, with compactions and resumes as marker lines).
---surface: what the model sees next. --log: one line per event. --json: the raw events, one per line.`,
+--surface: what the model sees next. --log: one line per event. --json: the raw events, one per line.
+--projections: the view of every registered projection (built-in and from plugins); with --json as one object.`,
   'fork': `Usage: logbook fork <id> [--at <seq>] [--as <child>] [--json]
 
 Fork a stored session after event <seq> (default: its last event) into <child> (default <id>-fork-<n>). The

@@ -34,4 +34,18 @@ describe('module resolution for cordis.yml entries', () => {
     expect(resolveFrom('@acme/plugin', app, ['node', 'import', 'default'])).toBe(pathToFileURL(join(pkg, 'lib', 'index.js')).href)
     expect(resolveFrom('@acme/other', app, ['default'])).toBeUndefined()
   })
+
+  it('L-138 a package names itself: an app inside a plugin\'s own folder resolves that plugin through its exports', () => {
+    const root = tempDir()
+    mkdirSync(join(root, 'src'), { recursive: true })
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ name: '@acme/histogram', exports: { '.': { source: './src/index.ts', default: './dist/index.js' } } }))
+    writeFileSync(join(root, 'src', 'index.ts'), 'export const name = "histogram"\n')
+    mkdirSync(join(root, 'app'))
+    expect(resolveFrom('@acme/histogram', join(root, 'app'), ['source', 'default'])).toBe(pathToFileURL(join(root, 'src', 'index.ts')).href)
+    // Only the nearest package.json names the package; without exports there is no self-reference (as in Node).
+    writeFileSync(join(root, 'app', 'package.json'), JSON.stringify({ name: 'the-app' }))
+    expect(resolveFrom('@acme/histogram', join(root, 'app'), ['source', 'default'])).toBeUndefined()
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ name: '@acme/histogram', main: './src/index.ts' }))
+    expect(resolveFrom('@acme/histogram', root, ['source', 'default'])).toBeUndefined()
+  })
 })

@@ -31,6 +31,12 @@ export type EmbeddedStore =
   | { readonly kind: 'jsonl'; readonly root: string }
   | { readonly kind: 'sqlite'; readonly path: string }
 
+/** Choices a command makes for the embedded app. */
+export interface EmbeddedOptions {
+  /** Turn on the agent loop's runtime-context message (instructions, cwd, date); `chat` does. */
+  readonly runtimeContext?: boolean
+}
+
 /** Provider name of the embedded scripted model. */
 export const DEMO_PROVIDER = 'scripted'
 /** Model name the demo uses. */
@@ -40,7 +46,7 @@ export const DEMO_MODEL = 'demo'
  * Start the embedded app on `store`; every plugin is awaited in order.
  * @throws CliError `BOOT_FAILED` naming the plugin that failed to start (the store is unusable, …).
  */
-export async function openEmbeddedApp(store: EmbeddedStore, output: Output): Promise<App> {
+export async function openEmbeddedApp(store: EmbeddedStore, output: Output, options: EmbeddedOptions = {}): Promise<App> {
   const ctx = new Context()
   const exporter = installLogExporter(ctx, output)
   // A plugin that fails to start logs its error too; hold records so the failure is reported once, as one line.
@@ -67,7 +73,7 @@ export async function openEmbeddedApp(store: EmbeddedStore, output: Output): Pro
   await load('@logbook/llm-scripted', LlmScripted, { provider: DEMO_PROVIDER, script: DEMO_SCRIPT })
   await load('@logbook/tools', Tools)
   await load('demo tools', DemoTools)
-  await load('@logbook/agent-loop', AgentLoop)
+  await load('@logbook/agent-loop', AgentLoop, options.runtimeContext === true ? { runtimeContext: { enabled: true } } : undefined)
   await load('@logbook/agent-loop/invariant', AgentLoopInvariant)
   await load('@logbook/session-checkpoint-policy', CheckpointPolicy)
   await load('@logbook/compaction-basic', CompactionBasic)

@@ -49,7 +49,7 @@ function conditional(target: unknown, conditions: readonly string[]): string | u
 }
 
 /** The file `subpath` of a package maps to through its `exports` (or `main`), or undefined when not exported. */
-export function exportTarget(manifest: { exports?: unknown; main?: unknown }, subpath: string, conditions: readonly string[]): string | undefined {
+export function exportTarget(manifest: Manifest, subpath: string, conditions: readonly string[]): string | undefined {
   const { exports } = manifest
   if (exports === undefined) {
     if (subpath !== '.') return subpath
@@ -61,17 +61,38 @@ export function exportTarget(manifest: { exports?: unknown; main?: unknown }, su
   return conditional((exports as Record<string, unknown>)[subpath], conditions)
 }
 
+interface Manifest {
+  readonly name?: unknown
+  readonly exports?: unknown
+  readonly main?: unknown
+}
+
+/** The nearest `package.json` at or above `folder` (the package `folder` belongs to), with its folder. */
+function enclosingPackage(folder: string): { root: string; manifest: Manifest } | undefined {
+  for (let dir = folder; ; dir = dirname(dir)) {
+    const path = join(dir, 'package.json')
+    if (existsSync(path)) return { root: dir, manifest: JSON.parse(readFileSync(path, 'utf8')) as Manifest }
+    if (dirname(dir) === dir) return undefined
+  }
+}
+
 /**
- * The file URL `specifier` resolves to from `folder` (walking up through `node_modules`), or undefined when no
- * enclosing `node_modules` holds the package.
+ * The file URL `specifier` resolves to from `folder`: the package `folder` belongs to when it has that name and
+ * `exports` (Node's self-reference, so an app beside a plugin's own package.json can name it), else the first
+ * enclosing `node_modules` that holds it; undefined when none does.
  */
 export function resolveFrom(specifier: string, folder: string, conditions = activeConditions()): string | undefined {
   const { pkg, subpath } = splitSpecifier(specifier)
+  const own = enclosingPackage(folder)
+  if (own !== undefined && own.manifest.name === pkg && own.manifest.exports !== undefined) {
+    const target = exportTarget(own.manifest, subpath, conditions)
+    return target === undefined ? undefined : pathToFileURL(realpathSync(join(own.root, target))).href
+  }
   for (let dir = folder; ; dir = dirname(dir)) {
     const root = join(dir, 'node_modules', pkg)
     const manifestPath = join(root, 'package.json')
     if (existsSync(manifestPath)) {
-      const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { exports?: unknown; main?: unknown }
+      const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest
       const target = exportTarget(manifest, subpath, conditions)
       if (target === undefined) return undefined
       return pathToFileURL(realpathSync(join(root, target))).href

@@ -25,7 +25,8 @@ export interface ListedSession {
   readonly parent: string | null
 }
 
-async function describe(app: App, summary: SessionSummary): Promise<ListedSession> {
+/** One listed session: turns and title from the projections (`null` when they cannot be read). */
+export async function describeSession(app: App, summary: SessionSummary): Promise<ListedSession> {
   let turns: number | null = null
   let title: string | null = null
   try {
@@ -71,7 +72,7 @@ export const list: Command = async (context) => {
     const progress = output.progress('list', 'sessions', page.items.length, PROGRESS_THRESHOLD)
     const items: ListedSession[] = []
     for (const summary of page.items) {
-      items.push(await describe(app, summary))
+      items.push(await describeSession(app, summary))
       progress.tick(items.length)
     }
     progress.end()

@@ -1,27 +1,59 @@
 /**
- * `logbook show <id> [--surface | --log | --json]` (spec 03 §6.2), read mode: the transcript of append-origin
- * messages (shadowed ones included, compactions and end-seeds as marker lines), the next request's content, one
- * line per event, or the raw events one per line.
+ * `logbook show <id> [--surface | --log | --json | --projections [--json]]` (spec 03 §6.2), read mode: the transcript
+ * of append-origin messages (shadowed ones included, compactions and end-seeds as marker lines), the next request's
+ * content, one line per event, the raw events one per line, or the view of every registered projection.
  */
 
+import type { ClaimState } from '@logbook/session-persistence'
+import type { App } from '../app/app.ts'
 import { expectPositionals } from '../args.ts'
-import { sessionIdArg, withApp, type Command } from '../command.ts'
-import { usageError } from '../errors.ts'
+import { json, sessionIdArg, withApp, type Command } from '../command.ts'
+import { CliError, usageError } from '../errors.ts'
+import type { Output } from '../io.ts'
 import { logLine } from '../render/log.ts'
+import { projectionLines } from '../render/projections.ts'
 import { surfaceLines } from '../render/surface.ts'
-import { TranscriptRenderer } from '../render/transcript.ts'
+import { marker, TranscriptRenderer } from '../render/transcript.ts'
 import { readStored } from './stored.ts'
+
+/**
+ * The last line of a transcript whose turn is open: a viewer only reads, so it never closes the turn; a live
+ * writer's turn is running, any other is what a resume will close as interrupted.
+ */
+function openTurnNote(turn: number, claim: ClaimState): string {
+  return claim === 'none'
+    ? `turn ${turn} is open; its writer stopped, and a resume closes it as interrupted`
+    : `turn ${turn} is running`
+}
+
+/** Every registered projection's view of the stored session `id` (a cold snapshot: nothing is written). */
+async function showProjections(app: App, output: Output, id: string, asJson: boolean): Promise<number> {
+  const projections = app.projections()
+  if (projections === undefined) {
+    throw new CliError('NOT_CONFIGURED', 'projections are not configured (no plugin provides ctx.sessionProjections)')
+  }
+  const snapshot = await projections.coldSnapshot(id)
+  if (asJson) output.line(json(snapshot))
+  else for (const line of projectionLines(snapshot)) output.line(line)
+  return 0
+}
 
 /** `show`. */
 export const show: Command = async (context) => {
   const { args, output } = context
   const [raw] = expectPositionals(args, ['id'])
   const id = sessionIdArg(raw!)
-  const modes = [args.options.surface === true && '--surface', args.options.log === true && '--log', args.global.json && '--json']
-    .filter((mode): mode is string => mode !== false)
+  const projections = args.options.projections === true
+  // --json is a mode of its own, or the form of --projections.
+  const modes = [
+    args.options.surface === true && '--surface', args.options.log === true && '--log', projections && '--projections',
+    args.global.json && !projections && '--json',
+  ].filter((mode): mode is string => mode !== false)
   if (modes.length > 1) throw usageError(`${modes.join(' and ')} cannot be combined`)
   return withApp(context, async (app) => {
-    const { header, events } = await readStored(app.persistence(), id)
+    if (projections) return showProjections(app, output, id, args.global.json)
+    const transcript = !args.global.json && args.options.log !== true && args.options.surface !== true
+    const { events } = transcript ? { events: [] } : await readStored(app.persistence(), id)
     if (args.global.json) {
       for (const event of events) output.line(JSON.stringify(event))
     } else if (args.options.log === true) {
@@ -29,7 +61,10 @@ export const show: Command = async (context) => {
     } else if (args.options.surface === true) {
       for (const line of surfaceLines(events)) output.line(line)
     } else {
-      for (const line of new TranscriptRenderer(header).all(events)) output.line(line)
+      // The transcript reads through inspect, which also says whether a live writer holds an open turn.
+      const inspection = await app.persistence().inspect(id)
+      for (const line of new TranscriptRenderer(inspection.header).all(inspection.events)) output.line(line)
+      if (inspection.openTurn !== null) output.line(marker(openTurnNote(inspection.openTurn, inspection.claim)))
     }
     return 0
   })

@@ -1,40 +1,56 @@
 /**
- * Live output of `logbook run` (spec 03 §6.2): model text streamed as its deltas arrive, the other lines of the
- * transcript as their events commit.
+ * Live output of `logbook run` and `logbook chat` (spec 03 §6.2): model text and reasoning streamed as their deltas
+ * arrive (reasoning dimmed), the other lines of the transcript as their events commit.
  */
 
 import type { Session, SessionEvent } from '@logbook/session'
 import type { Output } from '../io.ts'
 import { TranscriptRenderer } from './transcript.ts'
 
+/** What a session is streaming right now. */
+type Stream = 'text' | 'reasoning'
+
+/** Options of a live transcript. */
+export interface LiveOptions {
+  /** Leave out `you>` lines of the user's own messages (a terminal already shows what was typed). */
+  readonly skipUserMessages?: boolean
+}
+
 /** Streams the events of every live session to stdout. */
 export class LiveTranscript {
   private readonly renderers = new Map<string, TranscriptRenderer>()
-  private readonly streaming = new Set<string>()
+  private readonly streaming = new Map<string, Stream>()
   /** `turn/end` reason kinds seen, in order. */
   readonly turnEnds: string[] = []
 
-  constructor(private readonly output: Output) {}
+  constructor(private readonly output: Output, private readonly options: LiveOptions = {}) {}
 
   /** Handle one committed event of `session`. */
   event(session: Session, event: SessionEvent): void {
     const key = session.id
     if (event.type === 'assistant/chunk') {
       const { chunk } = event.data
-      if (chunk.type !== 'text-delta' || chunk.text === '') return
-      if (!this.streaming.has(key)) {
-        this.streaming.add(key)
-        this.output.write('model> ')
+      if ((chunk.type !== 'text-delta' && chunk.type !== 'reasoning-delta') || chunk.text === '') return
+      const stream: Stream = chunk.type === 'text-delta' ? 'text' : 'reasoning'
+      const current = this.streaming.get(key)
+      if (current !== stream) {
+        if (current !== undefined) this.output.write('\n')
+        this.streaming.set(key, stream)
+        this.output.write(stream === 'text' ? 'model> ' : this.output.dim('thinking> '))
       }
-      this.output.write(chunk.text)
+      this.output.write(stream === 'text' ? chunk.text : this.output.dim(chunk.text))
       return
     }
-    if (event.type === 'assistant/message' && this.streaming.delete(key)) {
+    const streamed = this.streaming.get(key)
+    this.streaming.delete(key)
+    if (event.type === 'assistant/message' && streamed !== undefined) {
       this.output.write(event.data.interrupted === true ? ' (interrupted)\n' : '\n')
+      // Tool calls follow as their own tool/call lines; text and reasoning were streamed already.
       return
     }
-    if (this.streaming.delete(key)) this.output.write('\n')
+    if (streamed !== undefined) this.output.write('\n')
     if (event.type === 'turn/end') this.turnEnds.push(event.data.reason.kind)
+    if (this.options.skipUserMessages === true && event.type === 'user/message' && event.data.source.kind === 'user') return
     let renderer = this.renderers.get(key)
     if (renderer === undefined) this.renderers.set(key, renderer = new TranscriptRenderer(session.header))
     for (const line of renderer.lines(event)) this.output.line(line)

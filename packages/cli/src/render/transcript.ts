@@ -34,7 +34,9 @@ export function messageLines(event: SessionEvent, options: { skipAssistantText?:
     case 'system/message':
       return labelled('system>', textOf(event.data.content))
     case 'user/message': {
-      const source = event.data.source as { kind: string; plugin?: string }
+      const source = event.data.source as { kind: string; plugin?: string; sections?: readonly string[] }
+      // The harness's dynamic context is long and repeats; a transcript names its sections (`/context` shows it).
+      if (source.kind === 'runtime-context') return [marker(`runtime context: ${(source.sections ?? []).join(', ')}`)]
       const label = source.kind === 'user' ? 'you>' : `${source.plugin ?? source.kind}>`
       return labelled(label, textOf(event.data.content))
     }

@@ -154,7 +154,11 @@ export async function verifySession(persistence: SessionPersistence, id: string,
     if (relations.violation !== undefined) {
       findings.push({ severity: 'FAIL', check: 'relations', message: relations.violation.detail, seq: relations.violation.seq })
     } else if (relations.openTurn !== null) {
-      findings.push({ severity: 'warn', check: 'relations', message: `turn ${relations.openTurn} is open; a resume appends ${inspection.closers.length} closer(s)` })
+      // A live writer's open turn may be running: no resume could close it now, so no closers are promised.
+      const message = inspection.claim === 'none'
+        ? `turn ${relations.openTurn} is open; a resume appends ${inspection.closers.length} closer(s)`
+        : `turn ${relations.openTurn} is open and its writer is live (${inspection.claim}): it may be running`
+      findings.push({ severity: 'warn', check: 'relations', message })
     } else {
       findings.push(ok('relations', 'every turn, step and tool call is closed'))
     }

@@ -17,6 +17,8 @@ export interface CliRun {
 export interface CliRunOptions {
   readonly cwd: string
   readonly env?: Readonly<Record<string, string | undefined>>
+  /** Text written to the process's stdin, which is then closed; `'open'` leaves a pipe open for the test to write. */
+  readonly input?: string | 'open'
 }
 
 /** How the global setup decided to run the CLI (`built` or `source`). */
@@ -41,7 +43,9 @@ export function startLogbook(args: readonly string[], options: CliRunOptions): C
     ...process.env, NO_COLOR: '1', LOGBOOK_DIR: undefined, LOGBOOK_DEBUG: undefined, NODE_OPTIONS: undefined, ...options.env,
   }
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
-  const child = spawn(process.execPath, [...argv, ...args], { cwd: options.cwd, env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+  const stdin = options.input === undefined ? 'ignore' : 'pipe'
+  const child = spawn(process.execPath, [...argv, ...args], { cwd: options.cwd, env: env as NodeJS.ProcessEnv, stdio: [stdin, 'pipe', 'pipe'] })
+  if (typeof options.input === 'string' && options.input !== 'open') child.stdin!.end(options.input)
   let stdout = ''
   let stderr = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
@@ -51,6 +55,11 @@ export function startLogbook(args: readonly string[], options: CliRunOptions): C
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))
   })
   return { child, stdout: () => stdout, done }
+}
+
+/** The command line that starts `logbook` (node and its arguments), for a shell such as a tmux pane. */
+export function logbookArgv(): readonly string[] {
+  return [process.execPath, ...inject('logbookCommand').argv]
 }
 
 /** Run `logbook <args>` in `cwd` and wait for it to exit. */

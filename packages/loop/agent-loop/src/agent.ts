@@ -1,23 +1,33 @@
 /**
- * `AgentHandle` (spec 03 §5.1): the prompt queue (FIFO, one turn per prompt), status and its `agent/status`
- * announcements, cancellation, maintenance leases and the ordered teardown of `dispose()`.
+ * `AgentHandle` (spec 03 §5.1, §5.6, §5.7): the input queue (FIFO, one turn per input), status and its
+ * `agent/status` announcements, cancellation, maintenance leases and the ordered teardown of `dispose()`. The agent
+ * follows its session's committed events: they keep the retained runtime context current and bring input from other
+ * clients (a user's message on an idle session starts a turn; `input/queued` waits for its turn).
  */
 
-import type { Session, SessionId } from '@logbook/session'
+import type { Session, SessionEvent, SessionId } from '@logbook/session'
 import { AgentError } from './errors.ts'
 import type { SessionHost } from './host.ts'
+import {
+  assertQueuedInput, INPUT_QUEUED_EVENT, inputQueuedError, isUserInput, logQueuedLater, pendingInputs, type TurnInput,
+} from './input.ts'
 import { validateOptions } from './options.ts'
+import { ContextTracker } from './runtime-context.ts'
 import type { LoopRuntime } from './runtime.ts'
 import { runTurn, type TurnContext } from './turn.ts'
 import type {
   AgentCancelKind, AgentHandle, AgentOptions, AgentStatus, CancelOptions, MaintenanceLease, TurnResult,
 } from './types.ts'
+import { nextTurnNumber } from './util.ts'
 
 interface Queued {
-  readonly text: string
+  readonly input: TurnInput
   resolve(result: TurnResult): void
   reject(error: unknown): void
 }
+
+/** Input recorded in the log has no caller waiting on it: its turn's outcome is in the log. */
+const UNOBSERVED = { resolve: (): void => {}, reject: (): void => {} }
 
 interface Running {
   readonly controller: AbortController
@@ -48,9 +58,12 @@ export class Agent implements AgentHandle, TurnContext {
   readonly handle: AgentHandle = this
   headerLogged = false
   systemWarned = false
+  readonly context: ContextTracker
   private readonly host: SessionHost
   private current: AgentOptions
   private state: AgentStatus = 'idle'
+  private turnNumber: number | null = null
+  private owning = 0
   private readonly queue: Queued[] = []
   private running: Running | undefined
   private lease: Lease | undefined
@@ -65,6 +78,12 @@ export class Agent implements AgentHandle, TurnContext {
     this.id = init.session.id
     this.host = init.host
     this.current = init.options
+    this.context = new ContextTracker(init.session)
+  }
+
+  /** Queue the input a previous lifecycle left waiting in the log; called once the agent is announced. */
+  start(): void {
+    for (const input of pendingInputs(this.session.events)) this.enqueue(input)
   }
 
   /** Tie the agent to its owner: disposing `release` (the owner's effect) is left to the caller. */
@@ -74,6 +93,10 @@ export class Agent implements AgentHandle, TurnContext {
 
   get status(): AgentStatus {
     return this.state
+  }
+
+  get turn(): number | null {
+    return this.turnNumber
   }
 
   get options(): AgentOptions {
@@ -89,9 +112,69 @@ export class Agent implements AgentHandle, TurnContext {
     if (typeof text !== 'string') return Promise.reject(new TypeError('prompt must be a string'))
     if (this.orphanedLock !== undefined) return Promise.reject(this.needsResume())
     return new Promise<TurnResult>((resolve, reject) => {
-      this.queue.push({ text, resolve, reject })
+      this.queue.push({ input: { kind: 'prompt', text }, resolve, reject })
       this.pump()
     })
+  }
+
+  own<T>(append: () => T): T {
+    this.owning++
+    try {
+      return append()
+    } finally {
+      this.owning--
+    }
+  }
+
+  turnStarted(turn: number): void {
+    if (this.turnNumber !== turn) this.setStatus(this.state, turn)
+  }
+
+  waitingForTools(waiting: boolean): void {
+    if (this.state !== 'running' && this.state !== 'waiting-for-tool') return
+    this.setStatus(waiting ? 'waiting-for-tool' : 'running', this.turnNumber)
+  }
+
+  /**
+   * Pre-commit admission of an append to this agent's session: a malformed `input/queued` is refused, and a user's
+   * message while the agent is busy is refused and logged as `input/queued` on the next microtask instead.
+   * @throws AgentError `INVALID_INPUT`, `INPUT_QUEUED`.
+   */
+  admit(event: SessionEvent): void {
+    if (event.type === INPUT_QUEUED_EVENT) {
+      assertQueuedInput(event)
+      return
+    }
+    if (this.owning > 0 || this.disposal !== undefined || !isUserInput(event)) return
+    const busy = this.busyWith()
+    if (busy === undefined) return
+    logQueuedLater(this.session, (event as SessionEvent<'user/message'>).data, text => this.runtime.warn(`agent "${this.id}": ${text}`))
+    throw inputQueuedError(this.id, busy)
+  }
+
+  /** Follow one committed event of the session (the loop's `session/event` subscription). */
+  observe(session: Session, event: SessionEvent): void {
+    this.context.observe(session, event)
+    if (this.disposal !== undefined) return
+    if (event.type === INPUT_QUEUED_EVENT) {
+      this.enqueue({ kind: 'queued', seq: event.seq, input: event.data })
+    } else if (this.owning === 0 && isUserInput(event)) {
+      this.enqueue({ kind: 'logged', seq: event.seq })
+    }
+  }
+
+  private enqueue(input: TurnInput): void {
+    this.queue.push({ input, ...UNOBSERVED })
+    this.pump()
+  }
+
+  /** Why a user's message cannot start a turn now, or `undefined` when the agent is idle. */
+  private busyWith(): string | undefined {
+    if (this.running !== undefined) return `running turn ${String(this.turnNumber)}`
+    if (this.lease !== undefined) return 'in maintenance'
+    if (this.queue.length > 0) return 'about to run queued input'
+    if (this.orphanedLock !== undefined) return 'blocked by an orphaned compaction lock'
+    return undefined
   }
 
   idle(): Promise<void> {
@@ -102,7 +185,10 @@ export class Agent implements AgentHandle, TurnContext {
   cancel(cause: AgentCancelKind = 'user', options: CancelOptions = {}): void {
     if (!CAUSES.includes(cause)) throw new TypeError(`cancel cause must be one of ${CAUSES.join(', ')}, got ${String(cause)}`)
     if (options.keepQueue !== true) {
-      for (const queued of this.queue.splice(0)) {
+      // Input recorded in the log stays queued: dropping it would lose a message another client gave.
+      const kept = this.queue.filter(queued => queued.input.kind !== 'prompt')
+      for (const queued of this.queue.splice(0, this.queue.length, ...kept)) {
+        if (queued.input.kind !== 'prompt') continue
         queued.reject(new AgentError('DISCARDED', `prompt discarded: agent "${this.id}" was cancelled (${cause})`))
       }
     }
@@ -155,17 +241,19 @@ export class Agent implements AgentHandle, TurnContext {
     for (const resolve of this.idleWaiters.splice(0)) resolve()
   }
 
-  private setStatus(status: AgentStatus): void {
-    if (this.state === status) return
+  private setStatus(status: AgentStatus, turn: number | null = null): void {
+    if (this.state === status && this.turnNumber === turn) return
     this.state = status
-    this.runtime.emitContained('agent/status', this, status)
+    this.turnNumber = turn
+    this.runtime.emitContained('agent/status', this, status, turn)
   }
 
   /** Start the next queued turn when nothing runs; otherwise settle to `idle`. */
   private pump(): void {
     if (this.running !== undefined || this.lease !== undefined || this.disposal !== undefined) return
     if (this.orphanedLock !== undefined) {
-      for (const queued of this.queue.splice(0)) queued.reject(this.needsResume())
+      // No turn may start: prompts are refused; queued input stays in the log, where a resumed agent finds it.
+      for (const queued of this.queue.splice(0)) if (queued.input.kind === 'prompt') queued.reject(this.needsResume())
     }
     const next = this.queue.shift()
     if (next === undefined) {
@@ -173,7 +261,8 @@ export class Agent implements AgentHandle, TurnContext {
       this.resolveIdle()
       return
     }
-    this.setStatus('running')
+    // The number the turn/start will carry; `turnStarted` corrects it should another writer have logged a turn.
+    this.setStatus('running', nextTurnNumber(this.session.events))
     const running: Running = { controller: new AbortController(), cause: undefined, done: Promise.resolve() }
     this.running = running
     // The queue moves on before the prompt settles, so an awaited `send` already sees the next status.
@@ -186,9 +275,11 @@ export class Agent implements AgentHandle, TurnContext {
     const start = async (): Promise<TurnResult> => {
       await Promise.resolve()
       if (running.controller.signal.aborted) {
+        // Input recorded in the log is not dropped by a cancel: it goes back to the head of the queue.
+        if (next.input.kind !== 'prompt') this.queue.unshift(next)
         throw new AgentError('DISCARDED', `prompt discarded: agent "${this.id}" was cancelled (${running.cause ?? 'user'})`)
       }
-      return runTurn(this, next.text, running.controller.signal, () => running.cause)
+      return runTurn(this, next.input, running.controller.signal, () => running.cause)
     }
     running.done = start().then(
       result => {
@@ -222,6 +313,7 @@ export class Agent implements AgentHandle, TurnContext {
     if (released !== undefined) await released
     this.runtime.agents.delete(this)
     this.setStatus('disposed')
+    this.runtime.emitContained('agent/disposed', this)
     this.resolveIdle()
     this.releaseOwner()
     if (failure !== undefined) throw failure

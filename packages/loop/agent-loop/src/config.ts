@@ -18,6 +18,13 @@ const AgentEntry = Schema.object({
   prompts: Schema.array(Schema.string()).description('Prompts queued by startConfigured(), one turn each.'),
 })
 
+const RuntimeContext = Schema.object({
+  enabled: Schema.boolean().default(false).description('Inject the runtime-context message before model requests.'),
+  instructionFiles: Schema.array(Schema.string().min(1)).default(['AGENTS.md'])
+    .description('Instruction files of the instructions section, relative to the agent\'s working directory.'),
+  sections: Schema.dict(Schema.boolean()).default({}).description('Section name → false turns that section off (default on).'),
+}).default({ enabled: false, instructionFiles: ['AGENTS.md'], sections: {} })
+
 /** The config schema; invalid config fails the plugin with Cordis's `ValidationError`. */
 export const AgentLoopConfigSchema: Schema<Partial<AgentLoopConfig>, AgentLoopConfig> = Schema.transform(
   Schema.object({
@@ -25,6 +32,9 @@ export const AgentLoopConfigSchema: Schema<Partial<AgentLoopConfig>, AgentLoopCo
     maxParallelToolCalls: Schema.natural().min(1).default(4).description('Bodies of one parallel-safe group running at once.'),
     maxRequestRetries: Schema.natural().default(3).description('Retries of a failed request per step that agent/request-error may ask for.'),
     toolCancelGraceMs: Schema.natural().default(5000).description('How long a cancelled tool body may run on before its outcome is recorded as unknown (ms).'),
+    runtimeContext: RuntimeContext.description('The runtime-context message (instructions, cwd, date, plugin sections).'),
+    watchBufferEvents: Schema.natural().min(1).default(10_000)
+      .description('Events one ctx.agents.watch() iterator may hold unread before it fails WATCH_OVERFLOW.'),
     agents: Schema.array(AgentEntry).default([]).description('Agents startConfigured() creates or resumes, in order.'),
   }),
   (input) => {

@@ -13,6 +13,13 @@ export type AgentErrorCode =
   | 'DISCARDED'
   | 'DISPOSED'
   | 'SESSION_NEEDS_RESUME'
+  | 'INPUT_QUEUED'
+  | 'INVALID_INPUT'
+  | 'INVALID_CONTEXT_SECTION'
+  | 'CONTEXT_SECTION_TAKEN'
+  | 'SESSION_NOT_LIVE'
+  | 'INVALID_WATCH'
+  | 'WATCH_OVERFLOW'
 
 /** A refused agent operation; `code` is from a closed list (read-only), `cause` as given. */
 export class AgentError extends CodedError<AgentErrorCode> {}

@@ -27,8 +27,15 @@ declare module '@deepseek-ai/cordis' {
       payload: RequestErrorPayload,
       next: () => RequestErrorDecision | Promise<RequestErrorDecision>,
     ): RequestErrorDecision | Promise<RequestErrorDecision>
-    /** An agent's status changed; listener failures are contained. */
-    'agent/status'(agent: AgentHandle, status: AgentStatus): void
+    /** An agent was created, resumed or forked and is ready for input; listener failures are contained. */
+    'agent/created'(agent: AgentHandle): void
+    /**
+     * An agent's status or turn changed: `turn` is the running turn's number (`running`, `waiting-for-tool`), else
+     * `null`; listener failures are contained.
+     */
+    'agent/status'(agent: AgentHandle, status: AgentStatus, turn: number | null): void
+    /** An agent finished its disposal (turn closed, session flushed and detached); listener failures are contained. */
+    'agent/disposed'(agent: AgentHandle): void
   }
 }
 
@@ -39,6 +46,9 @@ export { AgentsService }
 export { AgentError, type AgentErrorCode } from './errors.ts'
 export { AgentLoopConfigSchema } from './config.ts'
 export { resolveOptions, validateOptions } from './options.ts'
+export { BUILTIN_SECTIONS } from './context-sections.ts'
+export { INPUT_QUEUED_EVENT } from './input.ts'
+export { isRuntimeContextMessage, retainedRuntimeContext, RUNTIME_CONTEXT_KIND } from './runtime-context.ts'
 export type {
   AgentCancelKind,
   AgentHandle,
@@ -47,13 +57,19 @@ export type {
   AgentStatus,
   CancelOptions,
   ConfiguredAgent,
+  ContextSection,
+  ContextSectionInput,
   CreateAgentInput,
   ForkAgentInput,
   MaintenanceLease,
   PreStepPayload,
   PreStepRequest,
+  QueuedInput,
   RequestErrorDecision,
   RequestErrorPayload,
   ResumeAgentInput,
+  RuntimeContextConfig,
+  RuntimeContextMessage,
   TurnResult,
+  WatchOptions,
 } from './types.ts'

@@ -43,20 +43,28 @@ async function exists(runtime: LoopRuntime, id: string): Promise<boolean> {
 
 /**
  * Wrap a published session in an agent owned by `owner`'s fiber (its unload disposes the agent) and by the loop
- * (factory teardown disposes it too).
+ * (factory teardown disposes it too); the agent follows its session from here on, `agent/created` announces it, and
+ * input its log still holds queued starts.
  */
 export async function bindAgent(
   runtime: LoopRuntime, owner: Context, session: Session, host: SessionHost, options: AgentOptions,
 ): Promise<Agent> {
   const agent = new Agent({ runtime, session, host, options })
   runtime.agents.add(agent)
+  const unfollow = runtime.follow(session, agent)
   try {
     const release = owner.effect(() => () => agent.dispose(), `agents.agent(${JSON.stringify(session.id)})`)
-    agent.bindOwner(() => void release())
+    agent.bindOwner(() => {
+      unfollow()
+      void release()
+    })
   } catch (error) {
     await agent.dispose()
+    unfollow()
     throw error
   }
+  runtime.emitContained('agent/created', agent)
+  agent.start()
   return agent
 }
 

@@ -4,6 +4,7 @@
  */
 
 import type { Session, TurnEndReason } from '@logbook/session'
+import type { ContextTracker } from './runtime-context.ts'
 import type { LoopRuntime } from './runtime.ts'
 import type { AgentCancelKind, AgentHandle, AgentOptions } from './types.ts'
 
@@ -16,6 +17,14 @@ export interface TurnContext {
   readonly options: AgentOptions
   headerLogged: boolean
   systemWarned: boolean
+  /** What the model last saw of the runtime context. */
+  readonly context: ContextTracker
+  /** Run `append` as one of the loop's own appends (not input from another client). */
+  own<T>(append: () => T): T
+  /** The turn's `turn/start` is logged with this number. */
+  turnStarted(turn: number): void
+  /** Tool bodies of the step started (`true`) or all finished (`false`). */
+  waitingForTools(waiting: boolean): void
 }
 
 /** One running turn. */

@@ -6,7 +6,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { openTurnClosers, SessionError, type Session, type SessionId } from '@logbook/session'
 import {
-  PERSISTENCE_NOT_CONFIGURED_MESSAGE, SessionPersistenceCorruptionError, type SessionHandle,
+  PERSISTENCE_NOT_CONFIGURED_MESSAGE, SessionPersistenceCorruptionError, type SessionHandle, type SessionPersistence,
 } from '@logbook/session-persistence'
 import type { Agent } from './agent.ts'
 import { AgentError } from './errors.ts'
@@ -15,7 +15,7 @@ import { bindAgent } from './lifecycle.ts'
 import { checkPartialOptions, resolveOptions } from './options.ts'
 import type { LoopRuntime } from './runtime.ts'
 import type { ResumeAgentInput } from './types.ts'
-import { newestHeader } from './util.ts'
+import { messageOf, newestHeader } from './util.ts'
 
 /** One signal for the caller's signal, the owner fiber's unload and the loop's teardown (02 §4.3 step 1). */
 function fuseSignal(signal: AbortSignal | undefined, owner: Context, runtime: LoopRuntime): { signal: AbortSignal; dispose(): void } {
@@ -43,6 +43,33 @@ function fuseSignal(signal: AbortSignal | undefined, owner: Context, runtime: Lo
   }
 }
 
+/**
+ * `open(id, 'write')` raced against `signal` (02 §4.3 step 2): an abort rejects at once with its reason, even while
+ * the backend never answers, and a handle that arrives after that is closed, releasing its claim and lock.
+ */
+function openRacing(persistence: SessionPersistence, id: string, signal: AbortSignal, warn: (text: string) => void): Promise<SessionHandle> {
+  const opening = persistence.open(id, 'write', { signal })
+  return new Promise<SessionHandle>((resolve, reject) => {
+    let abandoned = false
+    const onAbort = (): void => {
+      abandoned = true
+      reject(signal.reason)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    opening.then(
+      handle => {
+        signal.removeEventListener('abort', onAbort)
+        if (!abandoned) return resolve(handle)
+        handle.close().catch((error: unknown) => warn(`resume of "${id}": closing a handle that arrived after the abort failed: ${messageOf(error)}`))
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        if (!abandoned) reject(error)
+      },
+    )
+  })
+}
+
 /** Step 5's core validation failure, reported as corruption of the stored log. */
 function corrupt(id: string, error: SessionError): SessionPersistenceCorruptionError {
   return new SessionPersistenceCorruptionError(`session "${id}": the stored log is not a valid session: ${error.message}`, {
@@ -66,7 +93,7 @@ export async function resumeAgent(runtime: LoopRuntime, owner: Context, input: R
   let handle: SessionHandle | undefined
   try {
     if (signal.aborted) throw signal.reason
-    handle = await persistence.open(id, 'write', { signal })
+    handle = await openRacing(persistence, id, signal, text => runtime.warn(text))
     if (signal.aborted) throw signal.reason
     const events = await handle.read(0, { signal })
     // Options first (closers carry no header): a resume refused INVALID_OPTIONS appends nothing.

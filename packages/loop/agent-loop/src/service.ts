@@ -1,19 +1,25 @@
 /**
- * `ctx.agents` (spec 03 §5.1, §7): the agent factory. Agents are owned by the calling plugin's fiber and by this
- * plugin: unloading either disposes them in order (turn closed, session flushed, then detached).
+ * `ctx.agents` (spec 03 §5.1, §5.6, §5.7, §7): the agent factory, the watch of a live session's events and the
+ * registry of runtime-context sections. Agents are owned by the calling plugin's fiber and by this plugin: unloading
+ * either disposes them in order (turn closed, session flushed, then detached).
  */
 
 import { randomUUID } from 'node:crypto'
 import { type Context, Service } from '@deepseek-ai/cordis'
+import type { SessionEvent, SessionId } from '@logbook/session'
 import { Agent } from './agent.ts'
 import { AgentLoopConfigSchema } from './config.ts'
+import { AgentError } from './errors.ts'
+import { INPUT_QUEUED_EVENT } from './input.ts'
 import { createAgent, forkAgent } from './lifecycle.ts'
 import { resumeAgent } from './resume.ts'
 import { LoopRuntime } from './runtime.ts'
 import type {
-  AgentHandle, AgentLoopConfig, AgentOptions, ConfiguredAgent, CreateAgentInput, ForkAgentInput, ResumeAgentInput,
+  AgentHandle, AgentLoopConfig, AgentOptions, ConfiguredAgent, ContextSection, CreateAgentInput, ForkAgentInput,
+  ResumeAgentInput, WatchOptions,
 } from './types.ts'
 import { messageOf } from './util.ts'
+import { watchSession } from './watch.ts'
 
 function entryOptions(entry: ConfiguredAgent): AgentOptions {
   return {
@@ -36,9 +42,14 @@ export class AgentsService extends Service {
   constructor(ctx: Context, config: AgentLoopConfig) {
     super(ctx, 'agents')
     const runtime = this.runtime = new LoopRuntime(ctx, config)
-    // One ordered teardown: disposers run in reverse, so the agents are disposed before the claim listeners go.
+    ctx.sessions.registerEventType(INPUT_QUEUED_EVENT)
+    ctx.sessions.addCheck((session, event) => runtime.admit(session, event))
+    // One ordered teardown: disposers run in reverse, so the agents are disposed before the claim listeners and
+    // the session/event subscription go, and watches still open end last.
     ctx.effect(function* () {
       yield* runtime.trackClaims()
+      yield* runtime.followers.listen(ctx)
+      yield () => runtime.followers.endAll()
       yield async () => {
         const results = await Promise.allSettled([...runtime.agents].map(agent => agent.dispose()))
         for (const result of results) {
@@ -97,6 +108,34 @@ export class AgentsService extends Service {
       handles.push(agent)
     }
     return handles
+  }
+
+  /**
+   * An async iterator of the committed events of the live session `sessionId` (from `fromSeq`, else from the next
+   * commit), fed by the loop's `session/event` subscription; it ends when the session leaves the store, the loop is
+   * unloaded, `signal` aborts or the consumer stops. It holds at most `watchBufferEvents` unread events.
+   * @throws AgentError `SESSION_NOT_LIVE`, `INVALID_WATCH`; the iterator rejects `WATCH_OVERFLOW` after the held
+   * events when the consumer fell behind.
+   */
+  watch(sessionId: string, options: WatchOptions = {}): AsyncIterableIterator<SessionEvent> {
+    const session = this.runtime.sessions.get(sessionId as SessionId)
+    if (session === undefined) throw new AgentError('SESSION_NOT_LIVE', `session "${sessionId}" is not live in this process`)
+    return watchSession(this.runtime.followers, session, this.runtime.config.watchBufferEvents, options)
+  }
+
+  /**
+   * Add a named section to every agent's runtime-context message (after the built-ins, in registration order);
+   * an effect on the calling fiber, whose disposal removes it.
+   * @throws AgentError `INVALID_CONTEXT_SECTION`, `CONTEXT_SECTION_TAKEN`.
+   */
+  registerContextSection(section: ContextSection): () => void {
+    const sections = this.runtime.contextSections
+    return this.ctx.effect(() => sections.add(section), 'agents.registerContextSection()')
+  }
+
+  /** The `agents[]` entries of the plugin config, as `startConfigured` reads them (clients take options from them). */
+  configured(): readonly ConfiguredAgent[] {
+    return this.runtime.config.agents
   }
 
   /** The live agents of this plugin, in creation order. */

@@ -10,6 +10,7 @@ import type {
 } from '@logbook/session'
 import { abortedReason, errorReason, type TurnState } from './reasons.ts'
 import { allowedSchemas, logRequestRecords, requestConfig } from './request.ts'
+import { ensureRuntimeContext } from './runtime-context.ts'
 import { runTools } from './tool-runner.ts'
 import type { RequestErrorDecision, RequestErrorPayload } from './types.ts'
 import { codeOf, messageOf } from './util.ts'
@@ -44,6 +45,8 @@ async function streamAttempt(state: TurnState, step: number): Promise<Attempt & 
   const { tc, turn, signal } = state
   const { session, runtime } = tc
   const options = tc.options
+  // Before every request: a compaction, a prune or a change since the last one may need the context again.
+  if (runtime.config.runtimeContext.enabled) await ensureRuntimeContext(tc, signal)
   const config = requestConfig(options)
   const tools = allowedSchemas(runtime, options)
   logRequestRecords(tc, session, runtime, config, tools)

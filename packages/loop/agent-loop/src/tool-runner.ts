@@ -120,6 +120,7 @@ class StepTools {
       return
     }
     const seqs = calls.map(call => this.logCall(call))
+    this.state.tc.waitingForTools(true)
     const outcomes: (ToolOutcome | undefined)[] = calls.map(() => undefined)
     let logged = 0
     const logReady = (): void => {
@@ -143,6 +144,7 @@ class StepTools {
       }
     }
     await Promise.all(Array.from({ length: Math.min(limit, calls.length) }, worker))
+    this.state.tc.waitingForTools(false)
     if (this.halt.failure !== undefined) throw this.halt.failure
   }
 }

@@ -1,13 +1,17 @@
 /**
- * One turn (spec 03 §5.2 items 1–5, 10–11): `turn/start`, the system head, the user message, then steps until the
+ * One turn (spec 03 §5.2 items 1–5, 10–11): `turn/start`, the system head, the runtime context, the user message
+ * (a prompt's, a queued input's, or none when the input is a user message already logged), then steps until the
  * model stops calling tools, a step ends the turn, `maxSteps` is reached or the turn is cancelled; `turn/end` last.
  */
 
 import type { MessageId, Session, SystemMessage, TurnEndReason, UserMessage } from '@logbook/session'
+import { queuedMessage, type TurnInput } from './input.ts'
 import { abortedReason, errorReason, type TurnContext, type TurnState } from './reasons.ts'
+import { ensureRuntimeContext } from './runtime-context.ts'
 import { allowedSchemas, requestConfig, systemText } from './request.ts'
 import { runStep } from './step.ts'
 import type { AgentCancelKind, PreStepPayload, PreStepRequest, TurnResult } from './types.ts'
+import { assertNever } from './errors.ts'
 import { codeOf, messageOf, nextTurnNumber } from './util.ts'
 
 export type { TurnContext } from './reasons.ts'
@@ -46,6 +50,23 @@ function applySystem(tc: TurnContext): void {
     surfaceOp: { op: 'replace', start: head, end: head },
     sourceEventSeqs: [head],
   })
+}
+
+/** Item 3: the turn's user message, appended as one of the loop's own (a logged input is on the surface already). */
+function appendInput(tc: TurnContext, input: TurnInput): void {
+  const { session } = tc
+  switch (input.kind) {
+    case 'prompt':
+      tc.own(() => session.append('user/message', userMessage(session.seq, input.text), { surfaceOp: 'append' }))
+      return
+    case 'queued':
+      tc.own(() => session.append('user/message', queuedMessage(session.seq, input.input), { surfaceOp: 'append', sourceEventSeqs: [input.seq] }))
+      return
+    case 'logged':
+      return
+    default:
+      assertNever(input)
+  }
 }
 
 /** Item 4: the `agent/pre-step` waterfall; a reason ends the turn before `step/start`. */
@@ -92,22 +113,25 @@ async function runSteps(state: TurnState, onStep: (step: number | undefined) => 
 }
 
 /**
- * Run one turn for `text` to its `turn/end`. An unexpected failure inside the turn (a vetoed append, a throwing
+ * Run one turn for `input` to its `turn/end`. An unexpected failure inside the turn (a vetoed append, a throwing
  * adapter wrapper) is logged and closes the turn `{ kind: 'error' }` with the failure's code (`LOOP_FAILED` when it
  * has none); only a failure to write the closing events rejects.
  */
 export async function runTurn(
-  tc: TurnContext, text: string, signal: AbortSignal, cause: () => AgentCancelKind | undefined,
+  tc: TurnContext, input: TurnInput, signal: AbortSignal, cause: () => AgentCancelKind | undefined,
 ): Promise<TurnResult> {
   const session: Session = tc.session
   const turn = nextTurnNumber(session.events)
   session.append('turn/start', { turn })
+  tc.turnStarted(turn)
   const state: TurnState = { tc, turn, signal, cause }
   let openStep: number | undefined
   let reason: TurnEndReason
   try {
     applySystem(tc)
-    session.append('user/message', userMessage(session.seq, text), { surfaceOp: 'append' })
+    // The context goes before the prompt, so a turn's first request reads it ahead of what the user asked.
+    if (tc.runtime.config.runtimeContext.enabled) await ensureRuntimeContext(tc, signal)
+    appendInput(tc, input)
     reason = await runSteps(state, step => {
       openStep = step
     })

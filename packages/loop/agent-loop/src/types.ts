@@ -4,7 +4,8 @@
  */
 
 import type {
-  AgentCancelCause, LlmFailure, RequestConfig, Session, SessionEvent, SessionId, SessionMeta, ToolSchema, TurnEndReason,
+  AgentCancelCause, ImageBlock, LlmFailure, RequestConfig, Session, SessionEvent, SessionId, SessionMeta, TextBlock, ToolSchema,
+  TurnEndReason, UserMessageSource,
 } from '@logbook/session'
 
 /** What an agent requests with; no `tools` means every registered tool. */
@@ -17,8 +18,11 @@ export interface AgentOptions {
   readonly tools?: readonly string[]
 }
 
-/** Where an agent stands; changes are announced on `agent/status`. */
-export type AgentStatus = 'idle' | 'running' | 'maintenance' | 'disposed'
+/**
+ * Where an agent stands; changes are announced on `agent/status`. `waiting-for-tool` is a running turn whose step
+ * waits for tool bodies.
+ */
+export type AgentStatus = 'idle' | 'running' | 'waiting-for-tool' | 'maintenance' | 'disposed'
 
 /** Who cancelled: the user, a parent agent, or disposal. */
 export type AgentCancelKind = AgentCancelCause['kind']
@@ -52,6 +56,8 @@ export interface AgentHandle {
   readonly id: SessionId
   readonly session: Session
   readonly status: AgentStatus
+  /** The number of the turn running now (`running`, `waiting-for-tool`), else `null`. */
+  readonly turn: number | null
   /** The options the next request uses; assigning validates (`INVALID_OPTIONS`) and applies from the next request on. */
   options: AgentOptions
   /** Queue a prompt (FIFO, one per turn); resolves when its turn ends. */
@@ -124,6 +130,52 @@ export interface RequestErrorPayload {
   readonly signal: AbortSignal
 }
 
+/** What a context section renders from (spec 03 §5.6). */
+export interface ContextSectionInput {
+  readonly session: Session
+  /** The agent's working directory: the session header's `cwd`, else the process's. */
+  readonly cwd: string
+  /** Epoch milliseconds of this rendering (`Date.now()`). */
+  readonly now: number
+}
+
+/**
+ * A named part of the runtime-context message; `render` returns its text, or `undefined` / `''` to leave it out of
+ * this request's context.
+ */
+export interface ContextSection {
+  readonly name: string
+  render(input: ContextSectionInput): string | undefined | Promise<string | undefined>
+}
+
+/** The retained runtime context: the newest runtime-context `user/message` on the surface. */
+export interface RuntimeContextMessage {
+  readonly seq: number
+  readonly sections: readonly string[]
+  readonly text: string
+}
+
+/** Payload of `input/queued`: a user's message given while the agent was busy, waiting for its own turn. */
+export interface QueuedInput {
+  readonly content: readonly (TextBlock | ImageBlock)[]
+  readonly source: UserMessageSource
+}
+
+/** Options of `ctx.agents.watch`. */
+export interface WatchOptions {
+  /** Yield the session's events from this seq on before the live ones (default: only events committed later). */
+  readonly fromSeq?: number
+  /** Aborting ends the iteration. */
+  readonly signal?: AbortSignal
+}
+
+/** The `runtimeContext` block of the plugin config. */
+export interface RuntimeContextConfig {
+  readonly enabled: boolean
+  readonly instructionFiles: readonly string[]
+  readonly sections: Readonly<Record<string, boolean>>
+}
+
 /** One `agents[]` entry of the plugin config (03 §7). */
 export interface ConfiguredAgent {
   readonly id: string
@@ -143,5 +195,7 @@ export interface AgentLoopConfig {
   readonly maxParallelToolCalls: number
   readonly maxRequestRetries: number
   readonly toolCancelGraceMs: number
+  readonly runtimeContext: RuntimeContextConfig
+  readonly watchBufferEvents: number
   readonly agents: readonly ConfiguredAgent[]
 }

@@ -4,7 +4,10 @@ import { boot, ofType } from './helpers.ts'
 
 describe('config and startConfigured()', () => {
   it('has the documented defaults, also when the plugin is loaded without config', () => {
-    const defaults = { maxSteps: 25, maxParallelToolCalls: 4, maxRequestRetries: 3, toolCancelGraceMs: 5000, agents: [] }
+    const defaults = {
+      maxSteps: 25, maxParallelToolCalls: 4, maxRequestRetries: 3, toolCancelGraceMs: 5000,
+      runtimeContext: { enabled: false, instructionFiles: ['AGENTS.md'], sections: {} }, watchBufferEvents: 10_000, agents: [],
+    }
     expect(AgentLoopConfigSchema({})).toEqual(defaults)
     expect(AgentLoopConfigSchema['~standard'].validate(undefined)).toEqual({ value: defaults })
   })

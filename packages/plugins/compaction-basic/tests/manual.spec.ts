@@ -55,11 +55,12 @@ describe('manual compaction', () => {
     const a = await agent(env)
     const turn = a.send('slow')
     await new Promise(resolve => setImmediate(resolve))
-    expect(a.status).toBe('running')
+    // The turn waits for the tool body: a running turn, reported as waiting-for-tool.
+    expect([a.status, a.turn]).toEqual(['waiting-for-tool', 1])
     const seq = a.session.seq
     const busy = await rejection(env.compaction.compactNow(a))
     expect(busy).toBeInstanceOf(ManualCompactionError)
-    expect(busy).toMatchObject({ code: 'BUSY', message: 'agent "s" is running, not idle' })
+    expect(busy).toMatchObject({ code: 'BUSY', message: 'agent "s" is waiting-for-tool, not idle' })
     expect(a.session.seq).toBe(seq)
     release()
     await turn

@@ -13,6 +13,7 @@ import { formatCases } from './cases/format.ts'
 import { inspectCases } from './cases/inspect.ts'
 import { largeCases } from './cases/large.ts'
 import { listCases } from './cases/list.ts'
+import { loadCases } from './cases/load.ts'
 import { openCases } from './cases/open.ts'
 import { ownershipCases } from './cases/ownership.ts'
 import { projectionCheckpointCases } from './cases/projection-checkpoints.ts'
@@ -39,6 +40,7 @@ const OPERATIONS: Readonly<Record<OperationName, (options: ConformanceOptions) =
   'ownership': ownershipCases,
   'cross-process': crossProcessCases,
   'resume': resumeCases,
+  'load': loadCases,
   'torn-tail': tornTailCases,
   'corruption': corruptionCases,
   'format': formatCases,

@@ -92,7 +92,7 @@ export interface StoreFixture {
 export type OperationName =
   | 'create' | 'open' | 'append' | 'read' | 'read-from' | 'inspect' | 'list' | 'delete' | 'write-behind'
   | 'flush' | 'ownership' | 'cross-process' | 'resume' | 'torn-tail' | 'corruption' | 'format' | 'fork-lineage'
-  | 'projection-checkpoints' | 'large' | 'teardown' | 'crash'
+  | 'projection-checkpoints' | 'large' | 'teardown' | 'crash' | 'load'
 
 /** What a backend passes to `runSessionPersistenceConformance`. */
 export interface ConformanceOptions {

@@ -21,6 +21,7 @@ export type SessionPersistenceErrorCode =
   | 'STORE_UNSAFE'
   | 'STORE_FOREIGN'
   | 'STORE_INCOMPATIBLE'
+  | 'SESSION_BUSY'
 
 /** Optional fields of a persistence error. */
 export interface SessionPersistenceErrorOptions {

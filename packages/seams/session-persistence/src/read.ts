@@ -62,7 +62,8 @@ export async function inspectSession(host: Host, id: string, opts?: OperationOpt
     revision: scan.revision,
     tornTail: state.torn?.report ?? null,
     openTurn: turnEnd === undefined ? null : turnEnd.data.turn,
-    closers,
+    // A turn a live writer holds open is running, not interrupted: a resume could not append closers for it.
+    closers: claim === 'none' ? closers : Object.freeze([]),
     claim,
     ...(scan.location === undefined ? {} : { location: scan.location }),
   })

@@ -8,6 +8,7 @@ import { type Context, Service } from '@deepseek-ai/cordis'
 import type { SessionEvent, SessionHeader } from '@logbook/session'
 import type { LockToken, PersistenceBackend } from './backend.ts'
 import { Coordinator } from './coordinator.ts'
+import { loadSession, type LoadedSession } from './load.ts'
 import { deleteSession } from './delete.ts'
 import type { Host } from './host.ts'
 import { listSessions } from './listing.ts'
@@ -80,6 +81,15 @@ export class SessionPersistence<C extends SessionPersistenceConfig = SessionPers
   /** Stored view plus what a resume would append; commits nothing. @throws `SESSION_NOT_FOUND`, `SESSION_CORRUPT`. */
   inspect(id: string, opts?: OperationOptions): Promise<SessionInspection> {
     return this.run(inspectSession, id, opts)
+  }
+
+  /**
+   * A durable, balanced snapshot of `id` for tools outside the loop (02 §4.6): a live session here is flushed and
+   * returned unless a turn is open; one nobody holds is repaired like a resume (closers appended) and released.
+   * @throws `SESSION_BUSY` (open turn here, or another live writer), `SESSION_NOT_FOUND`, `SESSION_CORRUPT`, ….
+   */
+  load(id: string, opts?: OperationOptions): Promise<LoadedSession> {
+    return loadSession(this, this.ctx.get('sessions'), id, opts)
   }
 
   /** Deep-frozen stored events with `seq >= fromSeq`, torn tail excluded. @throws `INVALID_ARGUMENT`, `SESSION_NOT_FOUND`. */

@@ -132,7 +132,7 @@ export interface SessionInspection {
   readonly tornTail: TornTailReport | null
   /** The open turn's number, or `null`. */
   readonly openTurn: number | null
-  /** `openTurnClosers(events, { kind: 'interrupted' })`. */
+  /** What a resume would append: `openTurnClosers(events, { kind: 'interrupted' })` when `claim` is `none`, else `[]`. */
   readonly closers: readonly SessionEvent[]
   readonly claim: ClaimState
   readonly location?: string
