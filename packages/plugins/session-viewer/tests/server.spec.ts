@@ -140,6 +140,24 @@ describe('the viewer server', () => {
     expect(child.text).toContain('<input type="radio" name="view" id="view-surface" class="view-switch" value="surface" checked>')
   })
 
+  it('L-152 an open turn whose writer stopped is shown as such, never closed; one whose writer holds the session runs', async () => {
+    const log = new LogBuilder('open').startTurn('still going?').reply('working', { finish: false })
+    await app.store(log.header, log.events)
+    const stopped = await get(app, cookie, '/session/open')
+    expect(stopped.text).toContain('turn 1 is open; its writer stopped')
+    expect(stopped.text).toContain('<span class="badge stopped" title="No turn/end is stored and no process holds the session: a resume closes the turn as interrupted">open — its writer stopped</span>')
+    expect(stopped.text).not.toContain('TOOL_OUTCOME_UNKNOWN')
+    expect(stopped.text).not.toContain('streaming…')
+    const writer = await app.persistence.open('open', 'write')
+    try {
+      const running = await get(app, cookie, '/session/open')
+      expect(running.text).toContain('turn 1 running')
+      expect(running.text).toContain('<span class="badge running">streaming…</span>')
+    } finally {
+      await writer.close()
+    }
+  })
+
   it('L-154 browsing writes nothing: every file of the store keeps its bytes', async () => {
     const before = fingerprints(app.root)
     for (const path of ['/', '/session/parent', '/session/parent?page=1', '/session/child', '/session/child?view=surface', '/search?q=zebra', '/session/none']) {

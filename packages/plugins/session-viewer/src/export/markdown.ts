@@ -69,7 +69,7 @@ function itemMarkdown(item: LogItem): string[] {
     case 'assistant':
       return assistantMarkdown(item)
     case 'partial':
-      return [`**Model** · ${item.running ? 'streaming…' : item.error === undefined ? 'attempt ended without a reply' : `attempt failed ${item.error.code}: ${mdText(item.error.message)}`}`, '', mdText(item.text)]
+      return [`**Model** · ${item.running ? 'streamed, no reply stored yet' : item.error === undefined ? 'attempt ended without a reply' : `attempt failed ${item.error.code}: ${mdText(item.error.message)}`}`, '', mdText(item.text)]
     case 'tool':
       return toolMarkdown(item.run)
     case 'compaction': {
@@ -118,7 +118,7 @@ export function sessionMarkdown(view: SessionView, relatives: ForkRelatives = { 
   const cuts = forkCuts(relatives)
   for (let index = 0; index < view.segments.length; index++) {
     const folded = segmentItems(view, index, cuts)
-    const state = folded.running ? 'running' : folded.reason === undefined ? '' : reasonText(folded.reason).kind
+    const state = folded.running ? 'open' : folded.reason === undefined ? '' : reasonText(folded.reason).kind
     const heading = folded.turn === 0 ? 'Before the first turn' : `Turn ${folded.turn}`
     lines.push('', `## ${[heading, state, usageText(folded.usage)].filter(part => part !== '').join(' · ')}`)
     for (const item of folded.items) lines.push('', ...itemMarkdown(item))

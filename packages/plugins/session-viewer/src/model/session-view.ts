@@ -89,6 +89,11 @@ export class SessionView {
   shadowedBy = new Map<number, number>()
   /** Seq of the newest event that replaced surface nodes (−1: none). */
   lastReplaceSeq = -1
+  /**
+   * Whether a process holds the session for writing, as last learned: `live` (its lock is held, or new events
+   * arrived), `stopped` (an open turn and nobody holds it: a resume will close the turn), `unknown` (not asked).
+   */
+  writer: 'live' | 'stopped' | 'unknown' = 'unknown'
   /** Why the surface could not be replayed, when it could not (the log view still works). */
   surfaceProblem: string | undefined
   private title: TitleState = titleProjection.init()
@@ -133,7 +138,12 @@ export class SessionView {
     return { start, end }
   }
 
-  /** True iff the last turn has no `turn/end` yet: it is being written, or its writer stopped. */
+  /** The open turn shows as running only while its writer is known to be live. */
+  get running(): boolean {
+    return this.openTurn !== null && this.writer === 'live'
+  }
+
+  /** The last turn when it has no `turn/end` yet: it is being written, or its writer stopped. */
   get openTurn(): number | null {
     for (let i = this.events.length - 1; i >= 0; i--) {
       const event = this.events[i]!

@@ -84,8 +84,9 @@ function assistantHtml(context: ItemContext, item: AssistantItem): Html {
 }
 
 function partialHtml(context: ItemContext, item: PartialItem): Html {
-  const badge = item.running
+  const badge = item.running && context.running
     ? html`<span class="badge running">streaming…</span>`
+    : item.running ? html`<span class="badge stopped">streamed, no reply stored</span>`
     : html`<span class="badge error">${item.error === undefined ? 'attempt ended without a reply' : `attempt failed ${item.error.code}: ${item.error.message}`}</span>`
   return html`<div class="msg assistant partial" ${anchorAttrs(context, item.seq)}>
     <div class="head"><span class="role">Model</span> ${badge} <span class="meta">${count(item.chunks)} chunks</span></div>

@@ -4,6 +4,7 @@
  * radio inputs and CSS, so it works in an exported file without a script.
  */
 
+import { assertNever } from '@logbook/compaction'
 import { html, type Html } from '../html.ts'
 import type { PageRange } from '../model/pages.ts'
 import type { SessionView } from '../model/session-view.ts'
@@ -32,6 +33,19 @@ export interface SessionPageOptions extends ViewContext {
   readonly live: boolean
 }
 
+function openState(view: SessionView, open: number): Html {
+  switch (view.writer) {
+    case 'live':
+      return html`<p class="state"><span class="badge running">turn ${open} running</span> <span class="meta">its end is not stored yet; this page follows the log</span></p>`
+    case 'stopped':
+      return html`<p class="state"><span class="badge stopped">turn ${open} is open; its writer stopped</span> <span class="meta">no process holds the session: a resume closes the turn as interrupted</span></p>`
+    case 'unknown':
+      return html`<p class="state"><span class="badge stopped">turn ${open} is open</span> <span class="meta">its end was not stored when this was rendered</span></p>`
+    default:
+      return assertNever(view.writer)
+  }
+}
+
 /** The head block (replaced as a whole by live updates). */
 export function sessionHeadHtml(view: SessionView): Html {
   const last = view.events.at(-1)
@@ -48,7 +62,7 @@ export function sessionHeadHtml(view: SessionView): Html {
       <div><dt>Tokens</dt><dd class="total-usage">${usageText(view.totals)}</dd></div>
       ${view.header.cwd === undefined ? '' : html`<div><dt>Folder</dt><dd><code>${view.header.cwd}</code></dd></div>`}
     </dl>
-    ${open === null ? '' : html`<p class="state"><span class="badge running">turn ${open} running</span> <span class="meta">its end is not stored yet; this page follows the log</span></p>`}
+    ${open === null ? '' : openState(view, open)}
     ${view.surfaceProblem === undefined ? '' : html`<p class="problem" role="alert">The surface cannot be replayed: ${view.surfaceProblem}</p>`}
   </section>`
 }

@@ -32,14 +32,22 @@ function turnLabel(turn: number): string {
   return turn === 0 ? 'Before the first turn' : `Turn ${turn}`
 }
 
+/** The badge of an open turn that is not known to be running: its writer stopped, or nobody asked (an export). */
+export function openBadge(view: SessionView): Html {
+  return view.writer === 'stopped'
+    ? html`<span class="badge stopped" title="No turn/end is stored and no process holds the session: a resume closes the turn as interrupted">open — its writer stopped</span>`
+    : html`<span class="badge stopped" title="No turn/end was stored when this was rendered">open</span>`
+}
+
 /** The log-view article of segment `index`. */
 export function segmentHtml(view: SessionView, index: number, context: ViewContext): Html {
   const folded = segmentItems(view, index, context.forks)
-  const items: ItemContext = { view, link: context.link, originalsShown: context.originalsShown, anchor: 'e', running: folded.running }
+  const running = folded.running && view.writer === 'live'
+  const items: ItemContext = { view, link: context.link, originalsShown: context.originalsShown, anchor: 'e', running }
   let state: Html = html``
-  if (folded.running) {
-    state = html`<span class="badge running" title="No turn/end is stored yet: the turn is being written, or its writer stopped (a resume closes it)">running</span>`
-  } else if (folded.reason !== undefined) {
+  if (running) state = html`<span class="badge running" title="No turn/end is stored yet: the turn is being written">running</span>`
+  else if (folded.running) state = openBadge(view)
+  else if (folded.reason !== undefined) {
     const { kind } = reasonText(folded.reason)
     state = html`<span class="badge reason ${kind}">${kind}</span>`
   }
@@ -55,7 +63,7 @@ export function segmentHtml(view: SessionView, index: number, context: ViewConte
 
 /** The surface-view section of one group. */
 export function groupHtml(view: SessionView, group: SurfaceGroup, context: ViewContext): Html {
-  const running = view.openTurn !== null && group.segment === view.segments.length - 1
+  const running = view.running && group.segment === view.segments.length - 1
   const items: ItemContext = { view, link: context.link, originalsShown: context.originalsShown, anchor: 's', running }
   const turn = view.segments[group.segment]!.turn
   const nodes = group.seqs.map(seq => {

@@ -115,6 +115,12 @@ function integerParam(url: URL, name: string): number | undefined {
 /** `/session/<id>[?page=n|?at=seq][&view=log|surface]`. */
 export async function sessionPage(deps: PageDeps, id: string, url: URL): Promise<PageResult> {
   const { view } = await deps.cache.fresh(id)
+  if (view.openTurn !== null) {
+    // An open turn: ask whether a process holds the session (02 §1.3's claim), so a stopped writer's turn is not
+    // shown as running. Its closers are not used: the viewer never closes a turn.
+    const { claim } = await deps.persistence().inspect(id)
+    view.writer = claim === 'none' ? 'stopped' : 'live'
+  }
   const relatives = await readRelatives(deps.persistence(), view.header)
   deps.relatives.set(id, relatives)
   const at = integerParam(url, 'at')

@@ -116,6 +116,8 @@ export class SessionCache {
     }
     try {
       const change = entry.view.append(await entry.handle.read(entry.view.nextSeq))
+      // Events arrived: someone is writing the session.
+      if (change !== null) entry.view.writer = 'live'
       return { view: entry.view, change, reloaded: false }
     } catch (error) {
       const stale = isSessionPersistenceError(error, 'SESSION_CONFLICT') || isSessionPersistenceError(error, 'SESSION_HANDLE_CLOSED')
