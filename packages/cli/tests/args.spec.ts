@@ -35,7 +35,7 @@ describe('command-line parsing', () => {
     expect(usage(() => parseCommandLine(['nope']))).toBe('unknown command "nope"')
   })
 
-  it('L-158 collects every value of a repeatable option in order (--redact); view takes --port', () => {
+  it('L-170 collects every value of a repeatable option in order (--redact); view takes --port', () => {
     const args = parseCommandLine(['export', 'a', '--format', 'markdown', '--redact', 'x+', '--redact', 'y+'])
     expect(args.lists).toEqual({ redact: ['x+', 'y+'] })
     expect(args.options).toMatchObject({ format: 'markdown' })

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { lines, logbook, startLogbook } from './helpers/cli.ts'
 import { startFakeOpenAi, type FakeOpenAi } from './helpers/fake-openai.ts'
 import { tempDir } from './helpers/store.ts'
+import type { SessionEvent } from '@logbook/session'
 
 const examples = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'examples')
 
@@ -181,6 +182,53 @@ describe('logbook run: a turn that does not complete', () => {
         'you> please fail',
         '── turn 2 ended: error PROVIDER: openai: HTTP 503: overloaded ──',
       ])
+    } finally {
+      await server.close()
+    }
+  })
+})
+
+describe('logbook run and show: reasoning, refusals, missing usage and unknown finish reasons', () => {
+  it('L-150 run prints thinking> and refused> as they stream, show prints the same; a cut before usage and an unknown finish reason are recorded', async () => {
+    const server = await startFakeOpenAi()
+    const cwd = tempDir()
+    try {
+      const prompts = "['think it over', 'refuse this', 'cut short', 'strange one']"
+      const rows = app(server.baseUrl, JSONL).map(row => (row[0] !== 'agents' ? row : ['agents',
+        `- { id: agents, name: '@logbook/agent-loop', config: { agents: [{ id: main, provider: openai, model: local, prompts: ${prompts} }] } }`] as const))
+      const file = write(rows)
+      const run = await logbook(['run', '--config', file], { cwd })
+      const unknown = '── turn 4 ended: error PROVIDER: openai: the response ended with finish_reason "insufficient_system_resource", which this adapter does not know; the answer may be incomplete ──'
+      const answered = [
+        'you> think it over',
+        'thinking> Let me think.',
+        'model> You said: think it over',
+        '── turn 1 ended: completed ──',
+        'you> refuse this',
+        'refused> I cannot help with that.',
+        '── turn 2 ended: completed ──',
+        'you> cut short',
+        'model> You said: cut short',
+        '── turn 3 ended: completed ──',
+        'you> strange one',
+      ]
+      expect(run.stderr).toBe('')
+      expect(run.code).toBe(1)
+      // The failed attempt's text streamed live; the stored transcript has no assistant message for it.
+      expect(lines(run.stdout)).toEqual([...answered, 'model> You said: strange one', unknown])
+      const listed = JSON.parse((await logbook(['list', '--config', file, '--json'], { cwd })).stdout) as { items: { id: string }[] }
+      const id = listed.items[0]!.id
+      const shown = await logbook(['show', id, '--config', file], { cwd })
+      expect(shown.code).toBe(0)
+      expect(lines(shown.stdout)).toEqual([...answered, unknown])
+      const surface = await logbook(['show', id, '--surface', '--config', file], { cwd })
+      expect(lines(surface.stdout)).toContain('refused> I cannot help with that.')
+      const events = lines((await logbook(['show', id, '--config', file, '--json'], { cwd })).stdout).map(line => JSON.parse(line) as SessionEvent)
+      const messages = events.filter(event => event.type === 'assistant/message').map(event => event.data as Record<string, unknown>)
+      expect(messages.map(m => [m.usage !== undefined, m.usageMissing, m.rawFinishReason])).toEqual([
+        [true, undefined, 'stop'], [true, undefined, 'stop'], [false, true, 'stop'],
+      ])
+      expect((messages[1]!.message as { content: unknown[] }).content).toEqual([{ type: 'refusal', text: 'I cannot help with that.' }])
     } finally {
       await server.close()
     }

@@ -55,7 +55,7 @@ describe('logbook verify', () => {
     rows.splice(rows.length - 2, 0, 'this is not json')
     writeFileSync(garbage, rows.join('\n'))
     const newer = sessionFile(root, 'newer')
-    writeFileSync(newer, readFileSync(newer, 'utf8').replace('"version":1', '"version":2'))
+    writeFileSync(newer, readFileSync(newer, 'utf8').replace(/"version":\d+/, '"version":3'))
   })
 
   async function verify(id: string, ...flags: string[]) {
@@ -104,7 +104,7 @@ describe('logbook verify', () => {
     const report = JSON.parse(run.stdout) as { status: string; findings: { severity: string; check: string; message: string }[] }
     expect(report.status).toBe('unsupported')
     expect(report.findings[0]).toMatchObject({ severity: 'FAIL', check: 'format' })
-    expect(report.findings[0]!.message).toMatch(/newer Logbook \(format 2, this build reads 1\): upgrade Logbook/)
+    expect(report.findings[0]!.message).toMatch(/newer Logbook \(format 3, this build reads 2\): upgrade Logbook/)
     expect(lines((await verify('newer')).stdout)[0]).toBe('newer: unsupported (not read)')
   })
 

@@ -105,10 +105,29 @@ async function* streamCompletion(config: Config, apiKey: string | undefined, req
   }
 }
 
+/** How much of a body that holds no event is kept, to read it as one JSON answer at its end. */
+const JSON_BODY_LIMIT = 4 * 1024 * 1024
+
+/**
+ * The end of a body that held no server-sent event: a JSON answer (`ResponseDecoder.decodeBody`), else `PROTOCOL`
+ * naming what the body began with.
+ */
+function* bodyWithoutEvents(text: string, response: ResponseDecoder): Generator<StreamChunk> {
+  const decoded = text.trim() === '' ? undefined : response.decodeBody(text)
+  if (decoded === undefined) {
+    const start = text.trim().slice(0, 200)
+    return yield finishError({ code: 'PROTOCOL', message: start === '' ? 'stream ended before completion' : `stream ended before completion; the body held no events: ${start}` })
+  }
+  yield* decoded.chunks
+  if (decoded.failure !== undefined) yield finishError(decoded.failure)
+}
+
 async function* relayEvents(reader: ReadableStreamDefaultReader<Uint8Array>, watchdog: Watchdog): AsyncGenerator<StreamChunk> {
   const decoder = new TextDecoder('utf-8')
   const parser = new SseParser()
   const response = new ResponseDecoder()
+  // Until the first event, the raw text is kept: a server may answer a streaming request with one JSON body.
+  let raw: string | undefined = ''
   for (;;) {
     let read: Awaited<ReturnType<typeof reader.read>>
     try {
@@ -121,7 +140,9 @@ async function* relayEvents(reader: ReadableStreamDefaultReader<Uint8Array>, wat
       return yield finishError(networkFailure(error))
     }
     const text = read.done ? decoder.decode() : decoder.decode(read.value, { stream: true })
+    if (raw !== undefined) raw = raw.length + text.length > JSON_BODY_LIMIT ? undefined : raw + text
     for (const event of parser.push(text)) {
+      raw = undefined
       const decoded = response.decode(event)
       yield* decoded.chunks
       if (decoded.failure !== undefined) return yield finishError(decoded.failure)
@@ -130,6 +151,7 @@ async function* relayEvents(reader: ReadableStreamDefaultReader<Uint8Array>, wat
     if (read.done) break
   }
   if (response.finishReason !== undefined) return yield* response.complete()
+  if (raw !== undefined) return yield* bodyWithoutEvents(raw, response)
   yield finishError({ code: 'PROTOCOL', message: 'stream ended before completion' })
 }
 

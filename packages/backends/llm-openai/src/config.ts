@@ -19,6 +19,8 @@ export interface Config {
   headers?: Record<string, string>
   timeoutMs: number
   maxTokensField: 'max_tokens' | 'max_completion_tokens'
+  /** Send reasoning back as `reasoning_content` on earlier tool-calling assistant messages; absent: DeepSeek only. */
+  reasoningRoundTrip?: boolean
 }
 
 /** The configuration as written: only `baseUrl` is required. */
@@ -39,4 +41,27 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
   timeoutMs: Schema.natural().min(1).default(120000).description('Longest wait for the next bytes from the server.'),
   maxTokensField: Schema.union(['max_tokens', 'max_completion_tokens']).default('max_tokens')
     .description('Body field carrying `maxTokens`.'),
+  reasoningRoundTrip: Schema.boolean()
+    .description('Send reasoning back as `reasoning_content` on tool-calling assistant messages (default: on for DeepSeek).'),
 })
+
+const DEEPSEEK_HOST = /(^|\.)deepseek\.com$/i
+
+/**
+ * True when `config` talks to DeepSeek: the provider name contains `deepseek` (any case) or the base URL's host is
+ * `deepseek.com` or one of its subdomains.
+ */
+export function isDeepSeek(config: Pick<Config, 'provider' | 'baseUrl'>): boolean {
+  if (/deepseek/i.test(config.provider)) return true
+  try {
+    return DEEPSEEK_HOST.test(new URL(config.baseUrl).hostname)
+  } catch {
+    // The schema admits only http(s) URLs with a host; an unparsable one is simply not DeepSeek.
+    return false
+  }
+}
+
+/** Whether reasoning goes back on tool-calling assistant messages: the option, else on for DeepSeek (README). */
+export function roundTripsReasoning(config: Pick<Config, 'provider' | 'baseUrl' | 'reasoningRoundTrip'>): boolean {
+  return config.reasoningRoundTrip ?? isDeepSeek(config)
+}

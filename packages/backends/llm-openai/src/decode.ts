@@ -1,7 +1,7 @@
 /**
  * Response decoding (spec 03 §3.4): chat-completion stream events to seam chunks. `delta.content` is the text
- * block, `delta.reasoning_content` / `delta.reasoning` the reasoning block, `delta.tool_calls[i]` tool-call block
- * `i`; indexes follow first appearance.
+ * block, `delta.reasoning_content` / `delta.reasoning` the reasoning block, `delta.refusal` the refusal block,
+ * `delta.tool_calls[i]` tool-call block `i`; indexes follow first appearance.
  */
 
 import { randomUUID } from 'node:crypto'
@@ -10,7 +10,7 @@ import { streamFailure } from './failures.ts'
 import type { SseEvent } from './sse.ts'
 
 type Block =
-  | { kind: 'text' | 'reasoning'; index: number; text: string }
+  | { kind: 'text' | 'reasoning' | 'refusal'; index: number; text: string }
   | { kind: 'tool-call'; index: number; id: CallId; name: string; arguments: string }
 
 /** What one event produced: chunks to relay, and whether the stream is over (`[DONE]`) or failed. */
@@ -48,6 +48,11 @@ export function mapUsage(raw: unknown): TokenUsage | undefined {
   }
 }
 
+/** The `finish_reason` values this adapter maps; `content_filter` is an error, any other value an unknown one. */
+const FINISH_REASONS: ReadonlyMap<string, FinishReason> = new Map([
+  ['stop', 'stop'], ['tool_calls', 'tool-calls'], ['function_call', 'tool-calls'], ['length', 'max-tokens'],
+])
+
 /** The state of one response: open blocks, the finish reason and usage seen so far. */
 export class ResponseDecoder {
   private readonly blocks = new Map<string, Block>()
@@ -84,6 +89,7 @@ export class ResponseDecoder {
     const reasoning = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : delta.reasoning
     if (typeof reasoning === 'string' && reasoning !== '') this.text('reasoning', reasoning, chunks)
     if (typeof delta.content === 'string' && delta.content !== '') this.text('text', delta.content, chunks)
+    if (typeof delta.refusal === 'string' && delta.refusal !== '') this.text('refusal', delta.refusal, chunks)
     if (Array.isArray(delta.tool_calls)) {
       delta.tool_calls.forEach((call: unknown, position) => {
         if (isObject(call)) this.toolCall(call, position, chunks)
@@ -92,7 +98,7 @@ export class ResponseDecoder {
     return chunks
   }
 
-  private text(kind: 'text' | 'reasoning', text: string, chunks: StreamChunk[]): void {
+  private text(kind: 'text' | 'reasoning' | 'refusal', text: string, chunks: StreamChunk[]): void {
     let block = this.blocks.get(kind)
     if (block === undefined) {
       block = { kind, index: this.blocks.size, text: '' }
@@ -101,7 +107,7 @@ export class ResponseDecoder {
     }
     if (block.kind === 'tool-call') return
     block.text += text
-    chunks.push({ type: kind === 'text' ? 'text-delta' : 'reasoning-delta', index: block.index, text })
+    chunks.push({ type: `${kind}-delta`, index: block.index, text })
   }
 
   private toolCall(call: Raw, position: number, chunks: StreamChunk[]): void {
@@ -124,6 +130,33 @@ export class ResponseDecoder {
     chunks.push({ type: 'tool-call-delta', index: block.index, id: block.id, argumentsDelta: args })
   }
 
+  /**
+   * A streaming request answered with one JSON body instead of events: a provider `error` object becomes its
+   * failure, a chat completion (`choices[0].message`) is decoded as if its message had streamed as one delta and
+   * ends like a complete stream; any other JSON is a `PROTOCOL` failure naming it. `undefined`: not JSON at all.
+   */
+  decodeBody(text: string): { readonly chunks: StreamChunk[]; readonly failure?: LlmFailure } | undefined {
+    let payload: unknown
+    try {
+      payload = JSON.parse(text)
+    } catch {
+      return undefined
+    }
+    if (isObject(payload) && payload.error !== undefined && payload.error !== null) {
+      return { chunks: [], failure: streamFailure(payload.error, 'error in the response body') }
+    }
+    const choice = isObject(payload) && Array.isArray(payload.choices) ? payload.choices.find(isObject) : undefined
+    if (choice === undefined || !isObject(choice.message)) {
+      const failure = { code: 'PROTOCOL', message: `openai: the response body is JSON but neither a chat completion nor an error: ${text.trim().slice(0, 200)}` }
+      return { chunks: [], failure }
+    }
+    const usage = mapUsage((payload as Raw).usage)
+    if (usage !== undefined) this.usage = usage
+    const chunks = this.delta(choice.message)
+    if (typeof choice.finish_reason === 'string') this.finishReason = choice.finish_reason
+    return { chunks: [...chunks, ...this.complete()] }
+  }
+
   /** The end of a complete response: every open block ends in index order, then `usage`, then `finish`. */
   complete(): StreamChunk[] {
     const chunks: StreamChunk[] = []
@@ -142,12 +175,20 @@ export class ResponseDecoder {
     return chunks
   }
 
+  /**
+   * The `finish` for the received `finish_reason`, which it keeps as `rawFinishReason`. A reason this adapter does
+   * not know ends the attempt as an error: the answer may be cut off, so it must not look complete.
+   */
   private finish(hasCalls: boolean): StreamChunk {
-    const reasons = new Map<string, FinishReason>([['stop', 'stop'], ['tool_calls', 'tool-calls'], ['function_call', 'tool-calls'], ['length', 'max-tokens']])
-    if (this.finishReason === 'content_filter') {
-      return { type: 'finish', reason: 'error', error: { code: 'CONTENT_FILTER', message: 'openai: response stopped by the content filter' } }
+    const raw = this.finishReason
+    if (raw === undefined || raw === '') return { type: 'finish', reason: hasCalls ? 'tool-calls' : 'stop' }
+    const rawFinishReason = raw
+    if (raw === 'content_filter') {
+      return { type: 'finish', reason: 'error', error: { code: 'CONTENT_FILTER', message: 'openai: response stopped by the content filter' }, rawFinishReason }
     }
-    const reason = this.finishReason === undefined ? undefined : reasons.get(this.finishReason)
-    return { type: 'finish', reason: reason ?? (hasCalls ? 'tool-calls' : 'stop') }
+    const reason = FINISH_REASONS.get(raw)
+    if (reason !== undefined) return { type: 'finish', reason, rawFinishReason }
+    const message = `openai: the response ended with finish_reason "${raw.slice(0, 100)}", which this adapter does not know; the answer may be incomplete`
+    return { type: 'finish', reason: 'error', error: { code: 'PROVIDER', message }, rawFinishReason }
   }
 }

@@ -80,8 +80,11 @@ const TYPE_CODES: readonly [RegExp, LlmFailureCode][] = [
   [/invalid.?request|bad.?request/i, 'BAD_REQUEST'],
 ]
 
-/** The failure of an in-stream `error` object, mapped like an HTTP error: "openai: stream error: <message>". */
-export function streamFailure(error: unknown): LlmFailure {
+/**
+ * The failure of a provider `error` object, mapped like an HTTP error: "openai: <where>: <message>", where `where`
+ * is `stream error` (an in-stream event) unless the caller names another place.
+ */
+export function streamFailure(error: unknown, where = 'stream error'): LlmFailure {
   const fields = (typeof error === 'object' && error !== null ? error : { message: String(error) }) as Record<string, unknown>
   const message = typeof fields.message === 'string' ? fields.message : JSON.stringify(error)
   const status = typeof fields.status === 'number' ? fields.status : typeof fields.code === 'number' ? fields.code : undefined
@@ -90,7 +93,7 @@ export function streamFailure(error: unknown): LlmFailure {
   if (namesContextWindow(`${label} ${message}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
   else if (status !== undefined) code = codeForStatus(status)
   else code = TYPE_CODES.find(([pattern]) => pattern.test(label))?.[1] ?? 'PROVIDER'
-  return { code, message: `openai: stream error: ${message}`, ...(status === undefined ? {} : { status }) }
+  return { code, message: `openai: ${where}: ${message}`, ...(status === undefined ? {} : { status }) }
 }
 
 /** The failure of a request that never got a response, or lost it: `NETWORK`, with the root cause's message. */

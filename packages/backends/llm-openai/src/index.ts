@@ -12,7 +12,7 @@ import { Config, type ConfigInput } from './config.ts'
 export const name = 'llm-openai'
 /** The plugin loads once `ctx.llm` is available. */
 export const inject = ['llm']
-export { Config, type ConfigInput, type ModelEntry } from './config.ts'
+export { Config, isDeepSeek, roundTripsReasoning, type ConfigInput, type ModelEntry } from './config.ts'
 
 /** Register the adapter on `ctx.llm` for as long as the plugin is loaded. */
 export function apply(ctx: Context, input: ConfigInput): void {
@@ -22,6 +22,6 @@ export function apply(ctx: Context, input: ConfigInput): void {
 
 export { createOpenAiAdapter } from './adapter.ts'
 export { SseParser, type SseEvent } from './sse.ts'
-export { requestBody, requestHeaders, wireMessage, type WireMessage } from './mapping.ts'
+export { requestBody, requestHeaders, wireMessage, type WireMessage, type WireOptions } from './mapping.ts'
 export { ResponseDecoder, mapUsage } from './decode.ts'
 export { codeForStatus, httpFailure, namesContextWindow, networkFailure, parseRetryAfter, streamFailure } from './failures.ts'

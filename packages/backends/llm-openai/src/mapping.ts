@@ -4,23 +4,37 @@
 
 import type { LlmRequest } from '@logbook/llm'
 import type { ImageBlock, Message, TextBlock } from '@logbook/session'
-import type { Config } from './config.ts'
+import { roundTripsReasoning, type Config } from './config.ts'
 
 /** A chat-completions message. */
 export type WireMessage =
   | { role: 'system' | 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: WireToolCall[] }
+  | { role: 'assistant'; content: string | null; reasoning_content?: string; tool_calls?: WireToolCall[] }
   | { role: 'tool'; tool_call_id: string; content: string }
 
 interface WireToolCall { id: string; type: 'function'; function: { name: string; arguments: string } }
+
+function assertNever(value: never): never {
+  throw new TypeError(`unexpected assistant part ${JSON.stringify(value)}`)
+}
 
 /** Text parts as they are; any other part as `[<type> omitted]`; joined by `\n`. */
 function partsText(parts: readonly (TextBlock | ImageBlock | { type: string })[]): string {
   return parts.map(part => (part.type === 'text' ? (part as TextBlock).text : `[${part.type} omitted]`)).join('\n')
 }
 
-/** One session message on the wire: reasoning is never sent; a tool result becomes a `tool` message. */
-export function wireMessage(message: Message): WireMessage {
+/** How messages go on the wire for one configuration. */
+export interface WireOptions {
+  /** Send a tool-calling assistant message's reasoning as `reasoning_content` (`''` when it has none). */
+  readonly reasoningRoundTrip?: boolean
+}
+
+/**
+ * One session message on the wire. A tool result becomes a `tool` message. An assistant's text and refusal parts
+ * become its `content`, in order, joined by `\n` (chat completions take no refusal part as input). Reasoning is
+ * sent only with `reasoningRoundTrip`, and only on a message with tool calls.
+ */
+export function wireMessage(message: Message, options: WireOptions = {}): WireMessage {
   switch (message.role) {
     case 'system':
       return { role: 'system', content: partsText(message.content) }
@@ -32,13 +46,33 @@ export function wireMessage(message: Message): WireMessage {
       return { role: 'user', content: partsText(message.content as readonly (TextBlock | ImageBlock)[]) }
     }
     case 'assistant': {
-      const text = message.content.filter(part => part.type === 'text').map(part => part.text).join('\n')
+      const said: string[] = []
+      const reasoning: string[] = []
       const calls: WireToolCall[] = []
       for (const part of message.content) {
-        if (part.type === 'tool-call') calls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } })
+        switch (part.type) {
+          case 'text':
+          case 'refusal':
+            said.push(part.text)
+            break
+          case 'reasoning':
+            reasoning.push(part.text)
+            break
+          case 'tool-call':
+            calls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } })
+            break
+          default:
+            assertNever(part)
+        }
       }
+      const text = said.join('\n')
       if (calls.length === 0) return { role: 'assistant', content: text }
-      return { role: 'assistant', content: text === '' ? null : text, tool_calls: calls }
+      return {
+        role: 'assistant',
+        content: text === '' ? null : text,
+        ...(options.reasoningRoundTrip === true ? { reasoning_content: reasoning.join('\n') } : {}),
+        tool_calls: calls,
+      }
     }
   }
 }
@@ -47,10 +81,13 @@ export function wireMessage(message: Message): WireMessage {
  * The JSON body of a streaming request: `model`, `messages` (system first), `stream`, `stream_options`, then
  * `tools`, the max-tokens field, `temperature` and `reasoning_effort` when the request sets them.
  */
-export function requestBody(request: LlmRequest, config: Pick<Config, 'maxTokensField'>): Record<string, unknown> {
+export function requestBody(
+  request: LlmRequest, config: Pick<Config, 'maxTokensField' | 'provider' | 'baseUrl' | 'reasoningRoundTrip'>,
+): Record<string, unknown> {
+  const options: WireOptions = { reasoningRoundTrip: roundTripsReasoning(config) }
   const messages: WireMessage[] = []
   if (request.system !== undefined) messages.push({ role: 'system', content: request.system })
-  for (const message of request.messages) messages.push(wireMessage(message))
+  for (const message of request.messages) messages.push(wireMessage(message, options))
   const body: Record<string, unknown> = {
     model: request.config.model,
     messages,

@@ -1,6 +1,6 @@
 import type { CallId, Message, MessageId } from '@logbook/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { ConfigInput } from '../src/index.ts'
+import { isDeepSeek, roundTripsReasoning, type ConfigInput } from '../src/index.ts'
 import { boot, collect, req } from './helpers.ts'
 import { data, delta, sseHead, startServer } from './server.ts'
 
@@ -18,7 +18,7 @@ async function capture(config: Omit<ConfigInput, 'baseUrl'>, request = req()) {
   close = server.close
   const app = await boot({ ...config, baseUrl: `${server.baseUrl}/` })
   const chunks = await collect(app.llm.stream(request))
-  expect(chunks[chunks.length - 1]).toEqual({ type: 'finish', reason: 'stop' })
+  expect(chunks[chunks.length - 1]).toEqual({ type: 'finish', reason: 'stop', rawFinishReason: 'stop' })
   return server.requests[0]!
 }
 
@@ -86,6 +86,38 @@ describe('@logbook/llm-openai request', () => {
     const received = await capture({ maxTokensField: 'max_completion_tokens' }, req({ config: { provider: 'openai', model: 'o', maxTokens: 99 } }))
     expect(received.body).toMatchObject({ max_completion_tokens: 99 })
     expect(received.body).not.toHaveProperty('max_tokens')
+  })
+
+  it('L-147 DeepSeek gets reasoning_content on every earlier tool-calling assistant message, empty when it had none', async () => {
+    const body = async (config: Omit<ConfigInput, 'baseUrl'>, provider = config.provider ?? 'openai') => {
+      const received = await capture(config, req({ config: { provider, model: 'deepseek-chat' }, messages }))
+      await close?.()
+      close = undefined
+      return (received.body as { messages: Record<string, unknown>[] }).messages.filter(m => m.role === 'assistant')
+    }
+    const roundTrip = [
+      { role: 'assistant', content: 'Reading.', reasoning_content: 'secret thoughts', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read', arguments: '{"p":1}' } }] },
+      { role: 'assistant', content: null, reasoning_content: '', tool_calls: [{ id: 'call_2', type: 'function', function: { name: 'ls', arguments: '{}' } }] },
+    ]
+    expect(await body({ provider: 'deepseek' })).toEqual(roundTrip)
+    expect(await body({ provider: 'openai', reasoningRoundTrip: true })).toEqual(roundTrip)
+    const plain = await body({ provider: 'deepseek', reasoningRoundTrip: false })
+    expect(plain.every(m => !('reasoning_content' in m))).toBe(true)
+    expect((await body({})).every(m => !('reasoning_content' in m))).toBe(true)
+    const answer: Message = { id: id('a3'), role: 'assistant', source: { kind: 'model', provider: 'deepseek', model: 'm' }, content: [{ type: 'reasoning', text: 'r' }, { type: 'text', text: 'done' }] }
+    const received = await capture({ provider: 'deepseek' }, req({ config: { provider: 'deepseek', model: 'm' }, messages: [answer] }))
+    expect((received.body as { messages: unknown[] }).messages).toEqual([{ role: 'assistant', content: 'done' }])
+  })
+
+  it('L-147 DeepSeek is recognised by a provider name containing "deepseek" or a deepseek.com host', () => {
+    const cases: [string, string, boolean][] = [
+      ['deepseek', 'http://127.0.0.1:9/v1', true], ['DeepSeek-Reasoner', 'http://127.0.0.1:9/v1', true],
+      ['openai', 'https://api.deepseek.com/v1', true], ['openai', 'https://deepseek.com', true],
+      ['openai', 'https://api.openai.com/v1', false], ['openai', 'https://notdeepseek.com/v1', false],
+    ]
+    for (const [provider, baseUrl, expected] of cases) expect([provider, baseUrl, isDeepSeek({ provider, baseUrl })]).toEqual([provider, baseUrl, expected])
+    expect(roundTripsReasoning({ provider: 'deepseek', baseUrl: 'http://x', reasoningRoundTrip: false })).toBe(false)
+    expect(roundTripsReasoning({ provider: 'openai', baseUrl: 'http://x', reasoningRoundTrip: true })).toBe(true)
   })
 
   it('reports configured model facts through ctx.llm.modelInfo', async () => {

@@ -49,7 +49,7 @@ describe('@logbook/llm-openai streaming against a local server', () => {
     expect(chunks.slice(-3)).toEqual([
       { type: 'block-end', index: 0, block: { type: 'text', text: source } },
       { type: 'usage', usage: { inputTokens: 12, outputTokens: 7, cacheReadTokens: 3, reasoningTokens: 2 } },
-      { type: 'finish', reason: 'stop' },
+      { type: 'finish', reason: 'stop', rawFinishReason: 'stop' },
     ])
   })
 
@@ -81,7 +81,7 @@ describe('@logbook/llm-openai streaming against a local server', () => {
       { type: 'block-end', index: 0, block: { type: 'reasoning', text: 'Need the file.' } },
       { type: 'block-end', index: 1, block: { type: 'tool-call', id: call, name: 'read_file', arguments: '{"path": "a.txt"}' } },
       { type: 'usage', usage: { inputTokens: 20, outputTokens: 9 } },
-      { type: 'finish', reason: 'tool-calls' },
+      { type: 'finish', reason: 'tool-calls', rawFinishReason: 'tool_calls' },
     ]
     expect(chunks).toEqual(expected)
   })
@@ -130,7 +130,7 @@ describe('@logbook/llm-openai streaming against a local server', () => {
     })
     expect((await collect(app.llm.stream(req()))).slice(-2)).toEqual([
       { type: 'block-end', index: 0, block: { type: 'text', text: 'ok' } },
-      { type: 'finish', reason: 'max-tokens' },
+      { type: 'finish', reason: 'max-tokens', rawFinishReason: 'length' },
     ])
   })
 
@@ -142,6 +142,7 @@ describe('@logbook/llm-openai streaming against a local server', () => {
     })
     expect(finishOf(await collect(app.llm.stream(req())))).toEqual({
       type: 'finish', reason: 'error', error: { code: 'CONTENT_FILTER', message: 'openai: response stopped by the content filter' },
+      rawFinishReason: 'content_filter',
     })
   })
 

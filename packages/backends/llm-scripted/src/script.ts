@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { isLlmFailureCode } from '@logbook/llm'
-import type { TokenUsage } from '@logbook/session'
+import { jsonValueProblem, type TokenUsage } from '@logbook/session'
 import { ScriptError } from './errors.ts'
 import type { ScriptMatch, ScriptResponse } from './types.ts'
 
@@ -104,6 +104,19 @@ function parseMatch(value: unknown, index: number): ScriptMatch {
   }
 }
 
+/**
+ * A call's arguments as JSON text: a string as given, or an object that is lossless JSON (01 §3.2, as event data),
+ * so nothing is silently changed by `JSON.stringify` (a Map, NaN, `undefined`, a Date, `toJSON`, `-0`) and nothing
+ * makes it throw (a BigInt, a cycle).
+ */
+function argumentsText(args: unknown, where: string, index: number): string {
+  if (typeof args === 'string') return args
+  if (!isObject(args)) fail(index, `"${where}" must be a JSON object or a string`)
+  const problem = jsonValueProblem(args)
+  if (problem !== undefined) fail(index, `"${where}${problem.path}" is not lossless JSON (${problem.found})`)
+  return JSON.stringify(args)
+}
+
 function parseCalls(value: unknown, index: number): ScriptResponse['toolCalls'] {
   if (value === undefined) return []
   if (!Array.isArray(value)) fail(index, '"toolCalls" must be an array')
@@ -114,10 +127,7 @@ function parseCalls(value: unknown, index: number): ScriptResponse['toolCalls'] 
     const id = optionalString(call, 'id', where, index)
     if (id === '') fail(index, `"${where}id" must not be empty`)
     if (typeof call.name !== 'string' || call.name === '') fail(index, `"${where}name" must be a non-empty string`)
-    const args = call.arguments
-    if (typeof args !== 'string' && !isObject(args)) fail(index, `"${where}arguments" must be a JSON object or a string`)
-    const text = typeof args === 'string' ? args : JSON.stringify(args)
-    return { ...(id === undefined ? {} : { id }), name: call.name, arguments: text }
+    return { ...(id === undefined ? {} : { id }), name: call.name, arguments: argumentsText(call.arguments, `${where}arguments`, index) }
   })
 }
 

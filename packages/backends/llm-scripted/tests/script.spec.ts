@@ -36,6 +36,27 @@ describe('script validation', () => {
     expect(invalid(['text'])).toBe('invalid script: entry 0: must be an object')
   })
 
+  it('L-151 tool-call arguments are validated as event data is: one line naming the path, nothing changed or thrown raw', () => {
+    const cycle: Record<string, unknown> = {}
+    cycle.loop = cycle
+    const cases: [unknown, string][] = [
+      [new Map([['a', 1]]), '"toolCalls[0].arguments" is not lossless JSON (a Map)'],
+      [new Date(0), '"toolCalls[0].arguments" is not lossless JSON (a Date)'],
+      [{ n: NaN }, '"toolCalls[0].arguments.n" is not lossless JSON (NaN)'],
+      [{ a: [1, undefined] }, '"toolCalls[0].arguments.a[1]" is not lossless JSON (undefined)'],
+      [{ when: new Date(0) }, '"toolCalls[0].arguments.when" is not lossless JSON (a Date)'],
+      [{ toJSON: () => ({}) }, '"toolCalls[0].arguments.toJSON" is not lossless JSON (a function)'],
+      [{ z: -0 }, '"toolCalls[0].arguments.z" is not lossless JSON (-0)'],
+      [{ big: 10n }, '"toolCalls[0].arguments.big" is not lossless JSON (a BigInt)'],
+      [cycle, '"toolCalls[0].arguments.loop" is not lossless JSON (a cycle)'],
+    ]
+    for (const [args, message] of cases) {
+      expect(invalid([{ toolCalls: [{ name: 'x', arguments: args }] }])).toBe(`invalid script: entry 0: ${message}`)
+    }
+    const [entry] = parseScript([{ toolCalls: [{ name: 'x', arguments: { p: 'a', n: [1, 2.5, null] } }, { name: 'y', arguments: '{bad' }] }])
+    expect(entry!.toolCalls.map(call => call.arguments)).toEqual(['{"p":"a","n":[1,2.5,null]}', '{bad'])
+  })
+
   it('an invalid script fails the plugin at load, naming the entry index; no adapter is registered', async () => {
     const app = new Context()
     await app.plugin(Llm)

@@ -8,7 +8,7 @@
 import { closeSync, readdirSync, readSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import { assertSessionHeader, deepFreeze, SESSION_FORMAT_VERSION, type SessionHeader, type SessionId } from '@logbook/session'
+import { assertSessionHeader, deepFreeze, isSupportedSessionFormat, SESSION_FORMAT_VERSION, type SessionHeader, type SessionId } from '@logbook/session'
 import {
   compareSummaries,
   formatVersionError,
@@ -74,7 +74,7 @@ function summarise(file: string, projectDir: string, sessionDir: string): Entry 
   const header = head.header
   const id = typeof header?.id === 'string' ? header.id : undefined
   if (header === undefined) return { problem: corrupt(file, id, head.problem ?? 'unreadable header') }
-  if (header.version !== SESSION_FORMAT_VERSION && typeof header.version === 'number') {
+  if (typeof header.version === 'number' && !isSupportedSessionFormat(header.version)) {
     const error = formatVersionError(id ?? sessionDir, header.version, SESSION_FORMAT_VERSION, file)
     return { problem: { location: file, ...(id === undefined ? {} : { sessionId: id }), error } }
   }

@@ -288,7 +288,7 @@ describe('list', () => {
     const { file: bad } = await stored('badtail')
     await appendFile(bad, 'garbage\n')
     const { file: newer } = await stored('newer')
-    await writeFile(newer, (await readFile(newer, 'utf8')).replace('"version":1', '"version":2'))
+    await writeFile(newer, (await readFile(newer, 'utf8')).replace('"version":1', '"version":3'))
     const { file: dup } = await stored('dup')
     const otherDir = join(root, projectKey('/x'), 'dup')
     await rm(otherDir, { recursive: true, force: true })

@@ -4,7 +4,7 @@
  * reported as problems on the first page and skipped on later ones.
  */
 
-import { assertSessionHeader, deepFreeze, SESSION_FORMAT_VERSION, SessionId, type SessionHeader } from '@logbook/session'
+import { assertSessionHeader, deepFreeze, isSupportedSessionFormat, SESSION_FORMAT_VERSION, SessionId, type SessionHeader } from '@logbook/session'
 import {
   formatVersionError,
   SessionPersistenceCorruptionError,
@@ -42,7 +42,7 @@ function summarise(row: SessionRow, storeId: string, location: string | undefine
     })
   }
   const version = (header as { version?: unknown } | null)?.version
-  if (typeof version === 'number' && version !== SESSION_FORMAT_VERSION) {
+  if (typeof version === 'number' && !isSupportedSessionFormat(version)) {
     return formatVersionError(row.id, version, SESSION_FORMAT_VERSION, location)
   }
   const problem = headerColumnProblem(row, header)

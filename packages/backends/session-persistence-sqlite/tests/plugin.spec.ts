@@ -142,7 +142,7 @@ describe('stored sessions', () => {
   it('a newer format version and an unknown non-ignorable type are refused naming the direction and the database', async () => {
     const app = await mount(freshPath())
     await storeTurns(app, 'newer', turn(0))
-    sqliteDamage(app.path).setHeaderField('newer', 'version', 2)
+    sqliteDamage(app.path).setHeaderField('newer', 'version', 3)
     const newer = await rejection(app.persistence.open('newer', 'write'))
     expect(newer).toMatchObject({ code: 'SESSION_FORMAT_UNSUPPORTED', direction: 'newer' })
     expect(newer.message).toMatch(/newer.*upgrade.*\(raw log: .*logbook\.sqlite\)$/)

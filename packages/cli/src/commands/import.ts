@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import {
-  assertSessionEvent, assertSessionHeader, isValidSessionId, Session, SESSION_FORMAT_VERSION, type SessionEvent,
+  assertSessionEvent, assertSessionHeader, isSupportedSessionFormat, isValidSessionId, Session, SESSION_FORMAT_VERSION, type SessionEvent,
   type SessionHeader, type SessionId,
 } from '@logbook/session'
 import { formatVersionError, unknownEventTypeError } from '@logbook/session-persistence'
@@ -43,7 +43,7 @@ function readPreamble(file: string, first: string | undefined): Record<string, u
   }
   const header = value.header as Record<string, unknown> | null
   if (header === null || typeof header !== 'object' || Array.isArray(header)) throw invalid(file, 'the export has no header object')
-  if (header.version !== SESSION_FORMAT_VERSION) {
+  if (!isSupportedSessionFormat(header.version)) {
     throw formatVersionError(String(header.id), Number(header.version), SESSION_FORMAT_VERSION, file)
   }
   return header

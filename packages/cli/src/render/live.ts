@@ -1,14 +1,19 @@
 /**
- * Live output of `logbook run` and `logbook chat` (spec 03 §6.2): model text and reasoning streamed as their deltas
- * arrive (reasoning dimmed), the other lines of the transcript as their events commit.
+ * Live output of `logbook run` and `logbook chat` (spec 03 §6.2): the reply's reasoning (dimmed), text and refusal
+ * streamed as their deltas arrive (`thinking>`, `model>`, `refused>`), the other lines of the transcript as their
+ * events commit.
  */
 
 import type { Session, SessionEvent } from '@logbook/session'
 import type { Output } from '../io.ts'
 import { TranscriptRenderer } from './transcript.ts'
 
-/** What a session is streaming right now. */
-type Stream = 'text' | 'reasoning'
+/** The transcript label each streamed delta type prints under (the same labels as `show`). */
+const DELTA_LABELS: Readonly<Record<string, string>> = {
+  'reasoning-delta': 'thinking>',
+  'text-delta': 'model>',
+  'refusal-delta': 'refused>',
+}
 
 /** Options of a live transcript. */
 export interface LiveOptions {
@@ -19,7 +24,8 @@ export interface LiveOptions {
 /** Streams the events of every live session to stdout. */
 export class LiveTranscript {
   private readonly renderers = new Map<string, TranscriptRenderer>()
-  private readonly streaming = new Map<string, Stream>()
+  /** Per session, the label of the line being streamed. */
+  private readonly streaming = new Map<string, string>()
   /** `turn/end` reason kinds seen, in order. */
   readonly turnEnds: string[] = []
 
@@ -30,15 +36,17 @@ export class LiveTranscript {
     const key = session.id
     if (event.type === 'assistant/chunk') {
       const { chunk } = event.data
-      if ((chunk.type !== 'text-delta' && chunk.type !== 'reasoning-delta') || chunk.text === '') return
-      const stream: Stream = chunk.type === 'text-delta' ? 'text' : 'reasoning'
+      const label = DELTA_LABELS[chunk.type]
+      if (label === undefined || !('text' in chunk) || chunk.text === '') return
+      // A reply streams its parts as they arrive: a new line whenever the kind of delta changes.
+      const dimmed = chunk.type === 'reasoning-delta'
       const current = this.streaming.get(key)
-      if (current !== stream) {
+      if (current !== label) {
         if (current !== undefined) this.output.write('\n')
-        this.streaming.set(key, stream)
-        this.output.write(stream === 'text' ? 'model> ' : this.output.dim('thinking> '))
+        this.streaming.set(key, label)
+        this.output.write(dimmed ? this.output.dim(`${label} `) : `${label} `)
       }
-      this.output.write(stream === 'text' ? chunk.text : this.output.dim(chunk.text))
+      this.output.write(dimmed ? this.output.dim(chunk.text) : chunk.text)
       return
     }
     const streamed = this.streaming.get(key)

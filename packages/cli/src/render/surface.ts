@@ -23,7 +23,8 @@ export function surfaceLines(events: readonly SessionEvent[]): string[] {
         const text = textOf(message.content)
         if (text !== '') lines.push(...labelled('model>', text))
         for (const block of message.content) {
-          if (block.type === 'tool-call') lines.push(`tool> ${block.name}(${block.arguments})`)
+          if (block.type === 'refusal') lines.push(...labelled('refused>', block.text))
+          else if (block.type === 'tool-call') lines.push(`tool> ${block.name}(${block.arguments})`)
         }
         break
       }

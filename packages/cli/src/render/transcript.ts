@@ -1,6 +1,6 @@
 /**
  * The human transcript of a session (spec 03 §6.2 `show`, the demo): append-origin messages — shadowed ones
- * included — as `system>`, `you>`, `model>`, `tool> name(args)` and `result>` lines; turn ends, compactions,
+ * included — as `system>`, `you>`, `thinking>`, `model>`, `refused>`, `tool> name(args)` and `result>` lines; turn ends, compactions,
  * prunes and end-seeds as marker lines `── … ──`.
  */
 
@@ -42,12 +42,20 @@ export function messageLines(event: SessionEvent, options: { skipAssistantText?:
     }
     case 'assistant/message': {
       if (options.skipAssistantText === true) return []
+      const { content } = event.data.message
+      const interrupted = event.data.interrupted === true ? ' (interrupted)' : ''
       const lines: string[] = []
-      for (const block of event.data.message.content) {
+      for (const block of content) {
         if (block.type === 'reasoning' && block.text !== '') lines.push(...labelled('thinking>', block.text))
       }
-      const text = textOf(event.data.message.content)
-      if (text !== '') lines.push(...labelled('model>', event.data.interrupted === true ? `${text} (interrupted)` : text))
+      const text = textOf(content)
+      const refusals = content.flatMap(block => (block.type === 'refusal' && block.text !== '' ? [block.text] : []))
+      if (text !== '') lines.push(...labelled('model>', `${text}${interrupted}`))
+      refusals.forEach((refusal, i) => {
+        // The interruption marks the last visible part: the text, or the last refusal when there is no text.
+        const mark = text === '' && i === refusals.length - 1 ? interrupted : ''
+        lines.push(...labelled('refused>', `${refusal}${mark}`))
+      })
       return lines
     }
     case 'tool/result': {

@@ -1,7 +1,9 @@
 /**
  * A local OpenAI-compatible chat-completions server for `run --config` tests: it streams
- * "You said: <last user text>" as SSE deltas, then `finish_reason: stop`, usage and `[DONE]` — or answers
- * HTTP 503 "overloaded" when that text contains "fail".
+ * "You said: <last user text>" as SSE deltas, then `finish_reason: stop`, usage and `[DONE]`. By what the last user
+ * text contains: "fail" → HTTP 503 "overloaded"; "think" → reasoning ("Let me think.") before the text; "refuse" →
+ * a refusal ("I cannot help with that.") instead of text; "cut" → the connection closes right after the
+ * finish reason; "strange" → finish reason `insufficient_system_resource`.
  */
 
 import { createServer, type Server } from 'node:http'
@@ -37,9 +39,20 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       response.writeHead(200, { 'content-type': 'text/event-stream' })
       const send = (value: unknown): boolean => response.write(`data: ${JSON.stringify(value)}\r\n\r\n`)
       response.write(': keep-alive comment\n\n')
-      send({ id: 'c1', choices: [{ index: 0, delta: { role: 'assistant', content: reply.slice(0, 5) } }] })
-      send({ id: 'c1', choices: [{ index: 0, delta: { content: reply.slice(5) } }] })
-      send({ id: 'c1', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })
+      if (last.includes('think')) send({ id: 'c1', choices: [{ index: 0, delta: { role: 'assistant', reasoning_content: 'Let me think.' } }] })
+      if (last.includes('refuse')) {
+        send({ id: 'c1', choices: [{ index: 0, delta: { role: 'assistant', content: null, refusal: 'I cannot ' } }] })
+        send({ id: 'c1', choices: [{ index: 0, delta: { refusal: 'help with that.' } }] })
+      } else {
+        send({ id: 'c1', choices: [{ index: 0, delta: { role: 'assistant', content: reply.slice(0, 5) } }] })
+        send({ id: 'c1', choices: [{ index: 0, delta: { content: reply.slice(5) } }] })
+      }
+      send({ id: 'c1', choices: [{ index: 0, delta: {}, finish_reason: last.includes('strange') ? 'insufficient_system_resource' : 'stop' }] })
+      if (last.includes('cut')) {
+        // Ends the connection after the bytes written so far, without the chunked terminator: a cut, not an end.
+        response.socket?.end()
+        return
+      }
       send({ id: 'c1', choices: [], usage: { prompt_tokens: 12, completion_tokens: 4 } })
       response.end('data: [DONE]\n\n')
     })

@@ -4,8 +4,16 @@ import { printValue, SessionError } from './errors.ts'
 import { NOT_JSON, snapshotFrozen } from './json.ts'
 import type { CallId as CallIdType, MessageId as MessageIdType, SessionHeader, SessionId as SessionIdType } from './types.ts'
 
-/** The log format version stamped into new headers and required on construction (01 §2.4). */
-export const SESSION_FORMAT_VERSION = 1
+/** The session format version stamped into new headers; the newest this build reads (01 §2.4). */
+export const SESSION_FORMAT_VERSION = 2
+
+/** Every session format version this build reads, oldest first: 1 (no format-2 shapes) and 2 (01 §2.4). */
+export const SUPPORTED_SESSION_FORMAT_VERSIONS: readonly number[] = Object.freeze([1, SESSION_FORMAT_VERSION])
+
+/** True iff `version` is a session format version this build reads (01 §2.4). */
+export function isSupportedSessionFormat(version: unknown): boolean {
+  return version === 1 || version === SESSION_FORMAT_VERSION
+}
 
 /** Brands a string as a `SessionId`; a cast only, with no check (use `isValidSessionId` to check). */
 export function SessionId(id: string): SessionIdType {
@@ -31,15 +39,33 @@ export function isValidSessionId(id: unknown): id is SessionIdType {
 
 const HEADER_FIELDS = new Set([
   'version', 'id', 'createdAt', 'cwd', 'parentSession', 'isSeeded', 'seedLength', 'origin', 'delegationDepth',
-  'agentPreset',
+  'agentPreset', 'importedFrom',
 ])
+const IMPORT_FIELDS = ['tool', 'file', 'sourceId', 'leaf'] as const
+const IMPORT_FIELD_SET: ReadonlySet<string> = new Set(IMPORT_FIELDS)
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
 const isNonNegInt = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0
 
-/** The 01 §5.6 message of the first check (2–14) a lossless-JSON plain-object header fails, or `undefined`. */
+/** The 01 §5.6 check 13 message for `importedFrom`: a plain object, known keys, each string non-empty; `tool` required. */
+function importProblem(source: unknown): string | undefined {
+  if (!isPlainObject(source)) return 'session header importedFrom must be a plain object'
+  for (const k of Object.keys(source)) if (!IMPORT_FIELD_SET.has(k)) return `session header importedFrom has unknown field "${k}"`
+  for (const k of IMPORT_FIELDS) {
+    const value = source[k]
+    if ((value !== undefined || k === 'tool') && (typeof value !== 'string' || value.length === 0)) {
+      return `session header importedFrom.${k} must be a non-empty string`
+    }
+  }
+  return undefined
+}
+
+/** The 01 §5.6 message of the first check (2–15) a lossless-JSON plain-object header fails, or `undefined`. */
 function headerProblem(h: Record<string, unknown>, id: string): string | undefined {
   for (const k of Object.keys(h)) if (!HEADER_FIELDS.has(k)) return `session header has unknown field "${k}"`
-  if (h.version !== SESSION_FORMAT_VERSION) {
-    return `session header version must be ${SESSION_FORMAT_VERSION}, got ${String(h.version)}`
+  if (!isSupportedSessionFormat(h.version)) {
+    return `session header version must be ${SUPPORTED_SESSION_FORMAT_VERSIONS.join(' or ')}, got ${String(h.version)}`
   }
   if (h.id !== id) return `session header id "${String(h.id)}" does not match session id "${id}"`
   if (!isNonNegInt(h.createdAt)) return 'session header createdAt must be a non-negative safe integer'
@@ -62,15 +88,16 @@ function headerProblem(h: Record<string, unknown>, id: string): string | undefin
   if (agentPreset !== undefined && (typeof agentPreset !== 'string' || agentPreset.length === 0)) {
     return 'session header agentPreset must be a non-empty string'
   }
+  if (h.importedFrom !== undefined) {
+    const problem = importProblem(h.importedFrom)
+    if (problem !== undefined) return problem
+  }
   if (h.isSeeded === true && (h.parentSession === undefined || h.seedLength === undefined)) {
     return 'seeded session header requires parentSession and seedLength'
   }
   if (h.seedLength !== undefined && h.isSeeded !== true) return 'session header seedLength requires isSeeded: true'
   return undefined
 }
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /**
  * @internal Asserts `id` is a valid session id (01 §1.1); the one source of this check for construction, `prepare`
@@ -82,7 +109,7 @@ export function assertSessionId(id: unknown): asserts id is SessionIdType {
 }
 
 /**
- * Asserts `value` is a valid header for session `id` (01 §5.6 checks 1–14, in order); a header that is not lossless
+ * Asserts `value` is a valid header for session `id` (01 §5.6 checks 1–15, in order); a header that is not lossless
  * JSON fails check 1. The value is validated in a frozen copy, so each of its properties is read once.
  * @throws SessionError `INVALID_SESSION_ID` (checked first), then `INVALID_HEADER`.
  */

@@ -26,7 +26,10 @@ export { ChunkRowError, CodedError, SessionError, SessionForkError, SessionInvar
 export type { SessionErrorCode, SessionForkErrorCode } from './errors.ts'
 
 export { deepFreeze, isJsonValue, snapshotJsonValue } from './json.ts'
-export { assertSessionHeader, isValidSessionId, SESSION_FORMAT_VERSION } from './header.ts'
+export { jsonValueProblem, type JsonValueProblem } from './json-problem.ts'
+export {
+  assertSessionHeader, isSupportedSessionFormat, isValidSessionId, SESSION_FORMAT_VERSION, SUPPORTED_SESSION_FORMAT_VERSIONS,
+} from './header.ts'
 export { assertSessionEvent } from './validate.ts'
 export { CORE_SESSION_EVENT_TYPES, isSurfaceType } from './vocabulary.ts'
 

@@ -51,8 +51,8 @@ function isForeignArrayProto(p: object): boolean {
   return true
 }
 
-/** True for null, booleans, strings and finite numbers other than `-0`. Containers are handled by the walk. */
-function isLosslessScalar(v: unknown): boolean {
+/** @internal True for null, booleans, strings and finite numbers other than `-0`. Containers are handled by the walk. */
+export function isLosslessScalar(v: unknown): boolean {
   switch (typeof v) {
     case 'string':
     case 'boolean':
@@ -69,15 +69,15 @@ function isLosslessScalar(v: unknown): boolean {
 /** @internal What the lossless walks return for a value that is not lossless JSON (never a JSON value itself). */
 export const NOT_JSON: unique symbol = Symbol('not lossless JSON')
 
-/** Marks an admitted array in `shapeOf` (arrays iterate by index, not by keys). */
-const BY_INDEX: string[] = []
+/** @internal Marks an admitted array in `shapeOf` (arrays iterate by index, not by keys). */
+export const BY_INDEX: string[] = []
 
 /**
- * The keys of an admissible object, BY_INDEX for an admissible array, or undefined for anything else. Arrays must
+ * @internal The keys of an admissible object, BY_INDEX for an admissible array, or undefined for anything else. Arrays must
  * be dense with no extra keys: their own keys are exactly the slots plus `length` (one `ownKeys` call, cheaper on a
  * long array than names and symbols apart).
  */
-function shapeOf(v: object): string[] | undefined {
+export function shapeOf(v: object): string[] | undefined {
   const p: object | null = getProto(v)
   if (isArray(v)) {
     if (p !== ArrayProto && (p === null || !isForeignArrayProto(p))) return undefined

@@ -118,7 +118,9 @@ const imageRef = obj([
 const imageBlock = obj([['type', anyJson], ['image', imageRef]])
 const toolCallBlock = obj([['type', anyJson], ['id', nonEmpty], ['name', nonEmpty], ['arguments', str]])
 const blockOf = (types: readonly string[]): Check => {
-  const all: Record<string, Check> = { text: textBlock, reasoning: textBlock, image: imageBlock, 'tool-call': toolCallBlock }
+  const all: Record<string, Check> = {
+    text: textBlock, reasoning: textBlock, refusal: textBlock, image: imageBlock, 'tool-call': toolCallBlock,
+  }
   return union('type', oneOf(types), Object.fromEntries(types.map((t) => [t, all[t] as Check])))
 }
 const toolResultBlock = obj([
@@ -142,9 +144,9 @@ const systemMessage = obj([
 const userMessage = obj([
   ['id', nonEmpty], ['role', oneOf(['user'])], ['content', arrayOf(blockOf(['text', 'image']), true)], ['source', userSource],
 ])
+const ASSISTANT_BLOCKS = ['text', 'reasoning', 'refusal', 'tool-call'] as const
 const assistantMessage = obj([
-  ['id', nonEmpty], ['role', oneOf(['assistant'])], ['content', arrayOf(blockOf(['text', 'reasoning', 'tool-call']))],
-  ['source', modelSource],
+  ['id', nonEmpty], ['role', oneOf(['assistant'])], ['content', arrayOf(blockOf(ASSISTANT_BLOCKS))], ['source', modelSource],
 ])
 const oneToolResult: Check = (v) => {
   if (!Array.isArray(v)) return ' must be an array'
@@ -179,13 +181,17 @@ const reason = union('kind', nonEmpty, {
 
 const open = { open: true } as const
 const chunk = union('type', nonEmpty, {
-  'block-start': obj([['type', anyJson], ['index', nonNegInt], ['blockType', oneOf(['text', 'reasoning', 'tool-call'])]], open),
+  'block-start': obj([['type', anyJson], ['index', nonNegInt], ['blockType', oneOf(ASSISTANT_BLOCKS)]], open),
   'text-delta': obj([['type', anyJson], ['index', nonNegInt], ['text', str]], open),
   'reasoning-delta': obj([['type', anyJson], ['index', nonNegInt], ['text', str]], open),
+  'refusal-delta': obj([['type', anyJson], ['index', nonNegInt], ['text', str]], open),
   'tool-call-delta': obj([['type', anyJson], ['index', nonNegInt], ['id', str], ['name?', str], ['argumentsDelta', str]], open),
-  'block-end': obj([['type', anyJson], ['index', nonNegInt], ['block', blockOf(['text', 'reasoning', 'tool-call'])]], open),
+  'block-end': obj([['type', anyJson], ['index', nonNegInt], ['block', blockOf(ASSISTANT_BLOCKS)]], open),
   usage: obj([['type', anyJson], ['usage', usage]], open),
-  finish: obj([['type', anyJson], ['reason', oneOf(['stop', 'tool-calls', 'max-tokens', 'error', 'aborted'])], ['error?', llmFailure]], open),
+  finish: obj([
+    ['type', anyJson], ['reason', oneOf(['stop', 'tool-calls', 'max-tokens', 'error', 'aborted'])], ['error?', llmFailure],
+    ['rawFinishReason?', nonEmpty],
+  ], open),
 })
 
 const requestConfig = obj([
@@ -205,7 +211,11 @@ const PAYLOADS: { readonly [K in CoreEventType]: Check } = {
   'system/message': systemMessage,
   'user/message': userMessage,
   'assistant/chunk': obj([...turnStep, ['chunk', chunk]]),
-  'assistant/message': obj([...turnStep, ['message', assistantMessage], ['usage?', usage], ['interrupted?', isTrue]]),
+  'assistant/message': obj(
+    [...turnStep, ['message', assistantMessage], ['usage?', usage], ['interrupted?', isTrue], ['usageMissing?', isTrue],
+      ['rawFinishReason?', nonEmpty]],
+    { after: (d) => (d.usage !== undefined && d.usageMissing !== undefined ? '.usageMissing is not allowed with data.usage' : undefined) },
+  ),
   'tool/call': obj([...turnStep, ['callId', nonEmpty], ['name', nonEmpty], ['arguments', str]]),
   'tool/result': obj([
     ...turnStep, ['message', toolResultMessage], ['error?', obj([['name', nonEmpty], ['code', nonEmpty]])], ['meta?', anyJson],

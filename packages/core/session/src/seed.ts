@@ -64,7 +64,9 @@ function blank(header: SessionHeader, log: SessionEvent[] = [], surface = new Su
 }
 
 /** The `SessionMeta` keys, in `SessionHeader` field order (§6.1 step 3). */
-const META_KEYS = ['createdAt', 'cwd', 'parentSession', 'isSeeded', 'seedLength', 'origin', 'delegationDepth', 'agentPreset'] as const
+const META_KEYS = [
+  'createdAt', 'cwd', 'parentSession', 'isSeeded', 'seedLength', 'origin', 'delegationDepth', 'agentPreset', 'importedFrom',
+] as const
 const META_KEY_SET: ReadonlySet<string> = new Set(META_KEYS)
 
 /**

@@ -20,6 +20,8 @@ export type JsonValue = null | boolean | number | string | readonly JsonValue[] 
 
 export interface TextBlock { readonly type: 'text'; readonly text: string }
 export interface ReasoningBlock { readonly type: 'reasoning'; readonly text: string }
+/** A model's refusal to answer, kept as its own part of the reply (format 2). */
+export interface RefusalBlock { readonly type: 'refusal'; readonly text: string }
 export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp'
 export interface ImageRef {
   readonly uri: string
@@ -38,7 +40,9 @@ export interface ToolResultBlock {
   readonly content: readonly (TextBlock | ImageBlock)[]
   readonly isError?: boolean
 }
-export type ContentBlock = TextBlock | ReasoningBlock | ImageBlock | ToolCallBlock | ToolResultBlock
+/** The parts an assistant message may hold. */
+export type AssistantBlock = TextBlock | ReasoningBlock | RefusalBlock | ToolCallBlock
+export type ContentBlock = TextBlock | ReasoningBlock | RefusalBlock | ImageBlock | ToolCallBlock | ToolResultBlock
 
 /** Message sources; merge-extensible so plugins may add user-side kinds. */
 export interface MessageSourceMap {
@@ -55,7 +59,7 @@ export type SystemMessageSource = MessageSourceMap['system' | 'plugin']
 interface MessageOf<R, C, S> { readonly id: MessageId; readonly role: R; readonly content: C; readonly source: S }
 export type SystemMessage = MessageOf<'system', readonly TextBlock[], SystemMessageSource>
 export type UserMessage = MessageOf<'user', readonly (TextBlock | ImageBlock)[], UserMessageSource>
-export type AssistantMessage = MessageOf<'assistant', readonly (TextBlock | ReasoningBlock | ToolCallBlock)[], MessageSourceMap['model']>
+export type AssistantMessage = MessageOf<'assistant', readonly AssistantBlock[], MessageSourceMap['model']>
 export type ToolResultMessage = MessageOf<'user', readonly [ToolResultBlock], MessageSourceMap['tool']>
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
 
@@ -78,12 +82,12 @@ export interface LlmFailure {
 }
 export type FinishReason = 'stop' | 'tool-calls' | 'max-tokens' | 'error' | 'aborted'
 export type StreamChunk =
-  | { readonly type: 'block-start'; readonly index: number; readonly blockType: 'text' | 'reasoning' | 'tool-call' }
-  | { readonly type: 'text-delta' | 'reasoning-delta'; readonly index: number; readonly text: string }
+  | { readonly type: 'block-start'; readonly index: number; readonly blockType: AssistantBlock['type'] }
+  | { readonly type: 'text-delta' | 'reasoning-delta' | 'refusal-delta'; readonly index: number; readonly text: string }
   | { readonly type: 'tool-call-delta'; readonly index: number; readonly id: CallId; readonly name?: string; readonly argumentsDelta: string }
-  | { readonly type: 'block-end'; readonly index: number; readonly block: TextBlock | ReasoningBlock | ToolCallBlock }
+  | { readonly type: 'block-end'; readonly index: number; readonly block: AssistantBlock }
   | { readonly type: 'usage'; readonly usage: TokenUsage }
-  | { readonly type: 'finish'; readonly reason: FinishReason; readonly error?: LlmFailure }
+  | { readonly type: 'finish'; readonly reason: FinishReason; readonly error?: LlmFailure; readonly rawFinishReason?: string }
 
 export interface TodoItem { readonly content: string; readonly status: 'pending' | 'in_progress' | 'completed' }
 export interface ToolSchema { readonly name: string; readonly description: string; readonly parameters: { readonly [key: string]: JsonValue } }
@@ -130,6 +134,10 @@ export interface SessionEventMap {
     readonly message: AssistantMessage
     readonly usage?: TokenUsage
     readonly interrupted?: true
+    /** Format 2: the stream completed without a usage chunk (never set together with `usage`). */
+    readonly usageMissing?: true
+    /** Format 2: the provider's own finish reason, as the adapter received it. */
+    readonly rawFinishReason?: string
   }
   'tool/call': { readonly turn: number; readonly step: number; readonly callId: CallId; readonly name: string; readonly arguments: string }
   'tool/result': {
@@ -176,6 +184,19 @@ export interface SessionHeader {
   readonly origin?: 'subagent'
   readonly delegationDepth?: number
   readonly agentPreset?: string
+  /** Format 2: where an imported session came from; a fork child does not inherit it. */
+  readonly importedFrom?: SessionImportSource
+}
+/** The source of an imported session (format 2): the tool, and what it names the source by. */
+export interface SessionImportSource {
+  /** The source tool, e.g. `claude-code`, `codex`, `pi`, `logbook`. */
+  readonly tool: string
+  /** The source file's path as it was given to the importer. */
+  readonly file?: string
+  /** The source tool's own session id. */
+  readonly sourceId?: string
+  /** The id of the source record the session ends at (tree-shaped sources). */
+  readonly leaf?: string
 }
 export type SessionMeta = Partial<Omit<SessionHeader, 'version' | 'id'>>
 export type SessionSeedEventState = 'detached' | 'shared-frozen'

@@ -85,7 +85,7 @@ describe('live fork', () => {
     expect(child.events.length).toBe(7)
     for (let i = 0; i < 6; i++) expect(child.events[i]).toBe(parent.events[i])
     expect(child.events[6]).toEqual({ type: 'session/end-seed', seq: 6, time: parent.events[5]!.time, data: { inherited: true } })
-    expect(child.header).toEqual({ version: 1, id: child.id, createdAt: expect.any(Number), parentSession: 'P', isSeeded: true, seedLength: 6 })
+    expect(child.header).toEqual({ version: 2, id: child.id, createdAt: expect.any(Number), parentSession: 'P', isSeeded: true, seedLength: 6 })
     expect(Object.keys(child.header)).toEqual(['version', 'id', 'createdAt', 'parentSession', 'isSeeded', 'seedLength'])
     expect(child.inheritedEventCount).toBe(6)
     expect(child.firstLiveSeq).toBe(7)
@@ -109,7 +109,7 @@ describe('live fork', () => {
     closedTurn(parent, 1)
     const child = store.fork(parent, 5, SessionId('C'))
     expect(child.header).toEqual({
-      version: 1, id: 'C', createdAt: expect.any(Number), cwd: '/srv/app', parentSession: 'P', isSeeded: true,
+      version: 2, id: 'C', createdAt: expect.any(Number), cwd: '/srv/app', parentSession: 'P', isSeeded: true,
       seedLength: 6, origin: 'subagent', delegationDepth: 2, agentPreset: 'reviewer',
     })
     expect(Object.keys(child.header)).toEqual(['version', 'id', 'createdAt', 'cwd', 'parentSession', 'isSeeded',

@@ -36,7 +36,7 @@ describe('identifiers (01 §1.1)', () => {
 
 describe('header validation (01 §5.6)', () => {
   it('accepts a minimal header, a full seeded one and parentSession without isSeeded (S-085)', () => {
-    expect(SESSION_FORMAT_VERSION).toBe(1)
+    expect(SESSION_FORMAT_VERSION).toBe(2)
     expect(() => assertSessionHeader(base, id)).not.toThrow()
     const full = {
       version: 1, id: 's1', createdAt: 5, cwd: '/home/user', parentSession: 'p', isSeeded: true, seedLength: 0,
@@ -63,8 +63,9 @@ describe('header validation (01 §5.6)', () => {
       [{ ...base, extra: 1n }, 'session header must be a plain object'],
       [{ ...base, createdAt: -0 }, 'session header must be a plain object'],
       [{ ...base, foo: 1 }, 'session header has unknown field "foo"'],
-      [{ ...base, version: 0 }, 'session header version must be 1, got 0'],
-      [{ id: 's1', createdAt: 0 }, 'session header version must be 1, got undefined'],
+      [{ ...base, version: 0 }, 'session header version must be 1 or 2, got 0'],
+      [{ ...base, version: 3 }, 'session header version must be 1 or 2, got 3'],
+      [{ id: 's1', createdAt: 0 }, 'session header version must be 1 or 2, got undefined'],
       [{ ...base, id: 's2' }, 'session header id "s2" does not match session id "s1"'],
       [{ ...base, createdAt: -1 }, 'session header createdAt must be a non-negative safe integer'],
       [{ version: 1, id: 's1' }, 'session header createdAt must be a non-negative safe integer'],
@@ -86,7 +87,7 @@ describe('header validation (01 §5.6)', () => {
 
   it('runs the checks in order: unknown field before version, version before id, id before createdAt', () => {
     expect(failure({ zz: 1, version: 2, id: 'x' })[1]).toBe('session header has unknown field "zz"')
-    expect(failure({ version: 2, id: 'x', createdAt: -1 })[1]).toBe('session header version must be 1, got 2')
+    expect(failure({ version: 3, id: 'x', createdAt: -1 })[1]).toBe('session header version must be 1 or 2, got 3')
     expect(failure({ version: 1, id: 'x', createdAt: -1 })[1]).toBe('session header id "x" does not match session id "s1"')
     expect(failure({ ...base, cwd: 'rel', origin: 'x' })[1]).toBe('session header cwd must be an absolute path')
     expect(failure({ ...base, agentPreset: '', isSeeded: true })[1]).toBe('session header agentPreset must be a non-empty string')

@@ -69,7 +69,7 @@ describe('snapshot construction', () => {
   it('S-081 Session.create with no init has an empty log and a synthesised header', () => {
     const s = Session.create(sid('d'))
     expect([s.events.length, s.firstLiveSeq, s.inheritedEventCount, s.id]).toEqual([0, 0, 0, 'd'])
-    expect(s.header).toEqual({ version: 1, id: 'd', createdAt: s.header.createdAt })
+    expect(s.header).toEqual({ version: 2, id: 'd', createdAt: s.header.createdAt })
     expect(Object.keys(s.header)).toEqual(['version', 'id', 'createdAt'])
     expect(Number.isSafeInteger(s.header.createdAt)).toBe(true)
     expect(Object.isFrozen(s.header)).toBe(true)
@@ -161,7 +161,7 @@ describe('seeded contracts and headers', () => {
   it('S-084 each header problem has its message, through construction and assertSessionHeader', () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ ...header('d'), foo: 1 }, 'session header has unknown field "foo"'],
-      [{ ...header('d'), version: 0 }, 'session header version must be 1, got 0'],
+      [{ ...header('d'), version: 0 }, 'session header version must be 1 or 2, got 0'],
       [header('x') as never, 'session header id "x" does not match session id "d"'],
       [{ ...header('d'), createdAt: -1 }, 'session header createdAt must be a non-negative safe integer'],
       [{ ...header('d'), cwd: 'rel/dir' }, 'session header cwd must be an absolute path'],

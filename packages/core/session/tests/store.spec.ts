@@ -57,7 +57,7 @@ describe('create, get and list', () => {
     const { store } = await makeApp()
     const s = store.create(sid('m'), { meta: { agentPreset: 'x', cwd: '/w', createdAt: 7, origin: 'subagent', parentSession: sid('p') } })
     expect(Object.keys(s.header)).toEqual(['version', 'id', 'createdAt', 'cwd', 'parentSession', 'origin', 'agentPreset'])
-    expect(s.header).toMatchObject({ version: 1, id: 'm', createdAt: 7 })
+    expect(s.header).toMatchObject({ version: 2, id: 'm', createdAt: 7 })
     expectError(() => store.create(sid('n'), { meta: { foo: 1 } as never }), 'INVALID_HEADER', 'session header has unknown field "foo"')
     expectError(() => store.create(sid('n'), { meta: { version: 2 } as never }), 'INVALID_HEADER', 'session header has unknown field "version"')
     expect(store.get(sid('n'))).toBeUndefined()

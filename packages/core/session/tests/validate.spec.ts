@@ -179,7 +179,7 @@ describe('payload validator (01 §2.3)', () => {
       ['assistant/message', mut(assistantData, (d) => { (d.usage as Json).inputTokens = -1 }), 'data.usage.inputTokens must be a non-negative safe integer'],
       ['assistant/message', mut(assistantData, (d) => { delete (d.usage as Json).outputTokens }), 'data.usage.outputTokens is required'],
       ['assistant/message', mut(assistantData, (d) => { (d.message as Json).content = [image] }),
-        'data.message.content[0].type must be one of "text", "reasoning", "tool-call"'],
+        'data.message.content[0].type must be one of "text", "reasoning", "refusal", "tool-call"'],
       ['assistant/message', mut(assistantData, (d) => { (d.message as { content: Json[] }).content[2]!.id = '' }),
         'data.message.content[2].id must be a non-empty string'],
       ['assistant/message', mut(assistantData, (d) => { (d.message as { source: Json }).source.kind = 'tool' }),

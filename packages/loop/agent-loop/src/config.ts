@@ -14,7 +14,9 @@ const AgentEntry = Schema.object({
   model: Schema.string().min(1).required().description('Model name.'),
   maxTokens: Schema.natural().min(1).description('Output token limit per request.'),
   system: Schema.string().min(1).description('System prompt (surface node 0).'),
-  tools: Schema.array(Schema.string().min(1)).description('Allowed tool names; absent means every registered tool.'),
+  // Every schemastery array defaults to []; `tools` must stay absent when left out, since absent means every tool.
+  tools: Schema.array(Schema.string().min(1)).default(undefined as unknown as string[])
+    .description('Allowed tool names; absent means every registered tool.'),
   prompts: Schema.array(Schema.string()).description('Prompts queued by startConfigured(), one turn each.'),
 })
 

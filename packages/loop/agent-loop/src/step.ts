@@ -60,17 +60,23 @@ async function streamAttempt(state: TurnState, step: number): Promise<Attempt & 
   return { ...attempt, source: { kind: 'model', provider: config.provider, model: config.model } }
 }
 
-/** Item 8: the assistant message citing this attempt's chunks. */
+/**
+ * Item 8: the assistant message citing this attempt's chunks. A completed attempt without a `usage` chunk is marked
+ * `usageMissing`, and the provider's raw finish reason is copied from its `finish` (01 §1.4).
+ */
 function appendMessage(
   state: TurnState, step: number, attempt: Attempt, message: Omit<AssistantMessage, 'id'>, interrupted: boolean,
 ): AssistantMessage {
   const { session } = state.tc
   const full: AssistantMessage = { ...message, id: `assistant-${session.seq}` as MessageId }
   const usage = usageOf(attempt.chunks)
+  const raw = interrupted ? undefined : finishOf(attempt.chunks).rawFinishReason
   const data = {
     turn: state.turn, step, message: full,
     ...(usage === undefined ? {} : { usage }),
     ...(interrupted ? { interrupted: true as const } : {}),
+    ...(usage === undefined && !interrupted ? { usageMissing: true as const } : {}),
+    ...(raw === undefined || raw === '' ? {} : { rawFinishReason: raw }),
   }
   session.append('assistant/message', data, { surfaceOp: 'append', sourceEventSeqs: attempt.seqs })
   return full

@@ -2,20 +2,21 @@
  * Assembling the assistant message of one attempt from its stream chunks (spec 03 §3.2, §5.5).
  */
 
-import type {
-  AssistantMessage,
-  MessageId,
-  ReasoningBlock,
-  StreamChunk,
-  TextBlock,
-  ToolCallBlock,
-} from '@logbook/session'
+import type { AssistantBlock, AssistantMessage, MessageId, StreamChunk } from '@logbook/session'
 import type { ModelSource } from './types.ts'
 
 /** An assembled assistant message before the loop gives it an id. */
 export type AssembledMessage = Omit<AssistantMessage, 'id'>
 
-type AssistantBlock = TextBlock | ReasoningBlock | ToolCallBlock
+/** A chunk carrying visible text of a text, reasoning or refusal block. */
+type TextDelta = Extract<StreamChunk, { type: 'text-delta' | 'reasoning-delta' | 'refusal-delta' }>
+
+/** The block type each visible-text delta streams. */
+const DELTA_BLOCK = { 'text-delta': 'text', 'reasoning-delta': 'reasoning', 'refusal-delta': 'refusal' } as const
+
+function isTextDelta(chunk: StreamChunk): chunk is TextDelta {
+  return chunk.type === 'text-delta' || chunk.type === 'reasoning-delta' || chunk.type === 'refusal-delta'
+}
 
 /** True when the chunks end with a finish that produced a complete reply. */
 function isComplete(chunks: readonly StreamChunk[]): boolean {
@@ -39,16 +40,15 @@ function fromBlockEnds(chunks: readonly StreamChunk[]): AssistantBlock[] {
 }
 
 /**
- * An interrupted stream: the visible prefix — each text or reasoning block from its `block-end` when it ended,
- * else from its deltas so far; tool calls and empty blocks are left out.
+ * An interrupted stream: the visible prefix — each text, reasoning or refusal block from its `block-end` when it
+ * ended, else from its deltas so far; tool calls and empty blocks are left out.
  */
 function fromDeltas(chunks: readonly StreamChunk[]): AssistantBlock[] {
-  const parts = new Map<number, { type: 'text' | 'reasoning'; text: string; ended: boolean }>()
+  const parts = new Map<number, { type: 'text' | 'reasoning' | 'refusal'; text: string; ended: boolean }>()
   for (const chunk of chunks) {
-    if (chunk.type === 'text-delta' || chunk.type === 'reasoning-delta') {
-      const type = chunk.type === 'text-delta' ? 'text' : 'reasoning'
+    if (isTextDelta(chunk)) {
       const part = parts.get(chunk.index)
-      if (part === undefined) parts.set(chunk.index, { type, text: chunk.text, ended: false })
+      if (part === undefined) parts.set(chunk.index, { type: DELTA_BLOCK[chunk.type], text: chunk.text, ended: false })
       else if (!part.ended) part.text += chunk.text
     } else if (chunk.type === 'block-end' && chunk.block.type !== 'tool-call') {
       parts.set(chunk.index, { type: chunk.block.type, text: chunk.block.text, ended: true })
@@ -63,8 +63,8 @@ function fromDeltas(chunks: readonly StreamChunk[]): AssistantBlock[] {
 
 /**
  * The assistant message of one attempt. After a `finish` of `stop`, `tool-calls` or `max-tokens` it holds the
- * `block-end` blocks in index order; otherwise (aborted, failed or cut off) it holds the text and reasoning
- * received so far, without tool calls. With `id` the result is a complete `AssistantMessage`.
+ * `block-end` blocks in index order; otherwise (aborted, failed or cut off) it holds the text, reasoning and
+ * refusal received so far, without tool calls. With `id` the result is a complete `AssistantMessage`.
  */
 export function assembleMessage(chunks: readonly StreamChunk[], source: ModelSource): AssembledMessage
 export function assembleMessage(chunks: readonly StreamChunk[], source: ModelSource, id: MessageId): AssistantMessage
@@ -75,7 +75,7 @@ export function assembleMessage(chunks: readonly StreamChunk[], source: ModelSou
   return message
 }
 
-/** True iff the chunks hold any text or reasoning delta with visible text (the §5.5 "text arrived" test). */
+/** True iff the chunks hold any text, reasoning or refusal delta with visible text (the §5.5 "text arrived" test). */
 export function hasVisibleText(chunks: readonly StreamChunk[]): boolean {
-  return chunks.some(chunk => (chunk.type === 'text-delta' || chunk.type === 'reasoning-delta') && chunk.text !== '')
+  return chunks.some(chunk => isTextDelta(chunk) && chunk.text !== '')
 }

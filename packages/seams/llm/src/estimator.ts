@@ -20,6 +20,7 @@ function block(value: ContentBlock): number {
   switch (value.type) {
     case 'text':
     case 'reasoning':
+    case 'refusal':
       return text(value.text)
     case 'tool-call':
       return FRAME_TOKENS + text(value.name) + text(value.arguments)

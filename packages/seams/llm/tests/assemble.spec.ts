@@ -51,4 +51,20 @@ describe('assembleMessage', () => {
     expect(assembleMessage(none, source).content).toEqual([])
     expect(hasVisibleText(none)).toBe(false)
   })
+
+  it('L-142 a refusal is a part like text: from its block-end when complete, from its deltas when cut off', () => {
+    const refusal = { type: 'refusal', text: 'I cannot help with that.' } as const
+    const complete: StreamChunk[] = [
+      { type: 'block-start', index: 0, blockType: 'refusal' },
+      { type: 'refusal-delta', index: 0, text: 'I cannot ' },
+      { type: 'refusal-delta', index: 0, text: 'help with that.' },
+      { type: 'block-end', index: 0, block: refusal },
+      { type: 'finish', reason: 'stop', rawFinishReason: 'stop' },
+    ]
+    expect(assembleMessage(complete, source).content).toEqual([refusal])
+    const cut: StreamChunk[] = [...complete.slice(0, 2), { type: 'finish', reason: 'aborted' }]
+    expect(assembleMessage(cut, source).content).toEqual([{ type: 'refusal', text: 'I cannot ' }])
+    expect(hasVisibleText(cut)).toBe(true)
+    expect(hasVisibleText([{ type: 'refusal-delta', index: 0, text: '' }])).toBe(false)
+  })
 })

@@ -19,11 +19,12 @@ describe('defaultTokenEstimator', () => {
       source: { kind: 'model', provider: 'p', model: 'm' },
       content: [
         { type: 'reasoning', text: 'abcdefgh' },
+        { type: 'refusal', text: 'abcde' },
         { type: 'tool-call', id: 'c1' as CallId, name: 'read', arguments: '{"p":1}' },
       ],
     }
-    // 4 + reasoning 2 + (4 + name 1 + arguments ceil(7/4)=2)
-    expect(est.message(assistant)).toBe(13)
+    // 4 + reasoning 2 + refusal (priced as text) 2 + (4 + name 1 + arguments ceil(7/4)=2)
+    expect(est.message(assistant)).toBe(15)
     const result: Message = {
       id: 'r' as MessageId,
       role: 'user',

@@ -7,6 +7,7 @@ import {
   assertSessionHeader,
   deepFreeze,
   isSurfaceType,
+  isSupportedSessionFormat,
   SESSION_FORMAT_VERSION,
   type SessionEvent,
   type SessionHeader,
@@ -74,7 +75,7 @@ export function checkStoredHeader(id: string, scan: PhysicalScan<unknown>): Sess
     throw corrupt(id, 'the header is not a JSON object', scan)
   }
   const version = (raw as { version?: unknown }).version
-  if (typeof version === 'number' && version !== SESSION_FORMAT_VERSION) {
+  if (typeof version === 'number' && !isSupportedSessionFormat(version)) {
     throw formatVersionError(id, version, SESSION_FORMAT_VERSION, scan.location)
   }
   if (scan.headerProblem !== undefined) throw corrupt(id, scan.headerProblem, scan)

@@ -3,6 +3,8 @@
  * extra fields, a guard, and the exact message builders the spec quotes. Backends (JSONL, SQLite) throw these too.
  */
 
+import { SESSION_FORMAT_VERSION, SUPPORTED_SESSION_FORMAT_VERSIONS } from '@logbook/session'
+
 /** Every code a `SessionPersistenceError` can carry (02 §1.7). `PERSISTENCE_NOT_CONFIGURED` belongs to chapter 03. */
 export type SessionPersistenceErrorCode =
   | 'SESSION_NOT_FOUND'
@@ -122,7 +124,13 @@ export function isRetryableWriteError(error: unknown): boolean {
 
 const rawLog = (location: string | undefined): string => (location === undefined ? '' : ` (raw log: ${location})`)
 
-/** `SESSION_FORMAT_UNSUPPORTED` for a stored header version other than `supported` (02 §1.7 exact wording). */
+/** The oldest session format this build reads: an older one has no upgrade path. */
+const oldestReadable = (): number => SUPPORTED_SESSION_FORMAT_VERSIONS[0] ?? SESSION_FORMAT_VERSION
+
+/**
+ * `SESSION_FORMAT_UNSUPPORTED` for a stored header version this build does not read (02 §1.7 exact wording):
+ * above `supported` it is `newer`, else `older` (below the oldest readable version).
+ */
 export function formatVersionError(
   sessionId: string,
   found: number,
@@ -132,7 +140,7 @@ export function formatVersionError(
   const newer = found > supported
   const message = newer
     ? `session "${sessionId}" was written by a newer Logbook (format ${found}, this build reads ${supported}): upgrade Logbook${rawLog(location)}`
-    : `session "${sessionId}" uses format ${found}, older than ${supported}; there is no upgrade path${rawLog(location)}`
+    : `session "${sessionId}" uses format ${found}, older than ${oldestReadable()}; there is no upgrade path${rawLog(location)}`
   return new SessionFormatUnsupportedError(message, {
     sessionId,
     ...(location === undefined ? {} : { location }),

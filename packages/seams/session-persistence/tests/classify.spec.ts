@@ -95,10 +95,10 @@ describe('classification (02 §4.1)', () => {
   })
 
   it('checks in order: version before the header, corruption before unknown types, unknown types before lineage', () => {
-    const future = errorOf(() => readStored('s1', scanOf(['garbage'], { header: { version: 2, createdAt: 'x' } }), known))
+    const future = errorOf(() => readStored('s1', scanOf(['garbage'], { header: { version: 3, createdAt: 'x' } }), known))
     expect(future).toBeInstanceOf(SessionFormatUnsupportedError)
     expect((future as Error).message).toBe(
-      'session "s1" was written by a newer Logbook (format 2, this build reads 1): upgrade Logbook (raw log: /raw/s1.jsonl)',
+      'session "s1" was written by a newer Logbook (format 3, this build reads 2): upgrade Logbook (raw log: /raw/s1.jsonl)',
     )
     expect(errorOf(() => readStored('s1', scanOf([], { header: { ...HEADER, version: '1' } }), known))).toMatchObject({ code: 'SESSION_CORRUPT' })
     const unknown = (type: string) => type !== 'future/event'

@@ -3,7 +3,7 @@
  * [unit]), and small event builders.
  */
 import { Context, type Exporter, type Message } from '@deepseek-ai/cordis'
-import SessionStore, { type SessionEvent, type SessionHeader, type SessionId } from '@logbook/session'
+import SessionStore, { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader, type SessionId } from '@logbook/session'
 import type { LockToken, PersistenceBackend } from '../src/backend.ts'
 import { SessionPersistenceConfigSchema } from '../src/config.ts'
 import { SessionPersistenceError } from '../src/errors.ts'
@@ -141,7 +141,7 @@ export function logsOf(logs: Message[], type: Message['type']): string[] {
 
 /** A header for `create`. */
 export function header(id: string, extra: Partial<SessionHeader> = {}): SessionHeader {
-  return { version: 1, id: id as SessionId, createdAt: 1000, ...extra }
+  return { version: SESSION_FORMAT_VERSION, id: id as SessionId, createdAt: 1000, ...extra }
 }
 
 /** A closed turn of four structural events starting at `seq`. */

@@ -92,12 +92,12 @@ describe('torn tail versus corruption (02 §4.1)', () => {
 describe('format and lineage checks (02 §4.1)', () => {
   it('refuses a newer and an older header version with the exact wording, before any other header check', async () => {
     await store('s1', turn(0, 1))
-    damage.setHeaderField('s1', 'version', 2)
+    damage.setHeaderField('s1', 'version', 3)
     damage.setHeaderField('s1', 'createdAt', 'not a number')
     const newer = await errorOf(app.sessionPersistence.open('s1', 'write'))
     expect(newer).toBeInstanceOf(SessionFormatUnsupportedError)
-    expect(newer).toMatchObject({ code: 'SESSION_FORMAT_UNSUPPORTED', direction: 'newer', found: 2, supported: 1 })
-    expect((newer as Error).message).toBe('session "s1" was written by a newer Logbook (format 2, this build reads 1): upgrade Logbook')
+    expect(newer).toMatchObject({ code: 'SESSION_FORMAT_UNSUPPORTED', direction: 'newer', found: 3, supported: 2 })
+    expect((newer as Error).message).toBe('session "s1" was written by a newer Logbook (format 3, this build reads 2): upgrade Logbook')
     damage.setHeaderField('s1', 'version', 0)
     const older = await errorOf(app.sessionPersistence.inspect('s1'))
     expect(older).toMatchObject({ direction: 'older' })

@@ -54,10 +54,12 @@ function contentOf(value: unknown): { readonly content: ToolContent } | { readon
   return problem === undefined ? { content: copy } : { problem }
 }
 
+const RESULT_KEYS: ReadonlySet<string> = new Set(['content', 'isError', 'meta'])
+
 /**
  * The outcome of a body that returned `value`, or a description of why `value` is not a valid tool result: a
  * string, text/image parts that core's validator accepts as `tool/result` content, or `{ content, isError?, meta? }`
- * with lossless-JSON `meta`.
+ * with lossless-JSON `meta` and no other key.
  */
 export function returnOutcome(value: unknown): ToolOutcome | string {
   if (typeof value === 'string' || Array.isArray(value)) {
@@ -65,6 +67,10 @@ export function returnOutcome(value: unknown): ToolOutcome | string {
     return 'problem' in direct ? direct.problem : { isError: false, content: direct.content }
   }
   if (typeof value !== 'object' || value === null) return 'expected a string, text/image parts, or { content, isError?, meta? }'
+  // An unknown key would be dropped from the log without a word; the body meant something the seam cannot keep.
+  for (const key of Object.keys(value)) {
+    if (!RESULT_KEYS.has(key)) return `unknown key "${key}" (expected { content, isError?, meta? })`
+  }
   const { content, isError, meta } = value as { content?: unknown; isError?: unknown; meta?: unknown }
   const parts = contentOf(content)
   if ('problem' in parts) return parts.problem

@@ -97,7 +97,7 @@ describe('execute: bodies', () => {
     })
   })
 
-  it('parts core would refuse in a tool/result are a TOOL_ERROR outcome naming the part, never content', async () => {
+  it('L-152 parts core would refuse in a tool/result, and unknown result keys, are a TOOL_ERROR outcome naming them, never content', async () => {
     const app = await boot()
     const cases: [unknown, string][] = [
       [[{ type: 'text', text: 'a', cache: true }], 'content[0].cache is not allowed'],
@@ -106,6 +106,8 @@ describe('execute: bodies', () => {
       [[{ type: 'reasoning', text: 'hidden' }], 'content[0].type must be one of "text", "image"'],
       [{ content: [{ type: 'text', text: 'x' }], meta: { n: Number.NaN } }, 'meta is not lossless JSON'],
       [{ content: 7 }, 'content must be a string or text/image parts'],
+      [{ content: 'ok', extra: { kept: false } }, 'unknown key "extra" (expected { content, isError?, meta? })'],
+      [{ isError: false, content: 'ok', Meta: 1 }, 'unknown key "Meta" (expected { content, isError?, meta? })'],
     ]
     for (const [value, why] of cases) {
       const off = app.tools.register(echo('bad', { execute: () => value as string }))

@@ -53,7 +53,7 @@ export function createCases(options: ConformanceOptions): void {
   it('P-003 a header with a wrong version, a type key or a fractional createdAt is INVALID_ARGUMENT; the id stays creatable', async () => {
     const m = await h.mount()
     for (const bad of [
-      header('s1', { version: 2 }),
+      header('s1', { version: 3 }),
       header('s1', { version: 0 }),
       header('s1', { type: 'session' }),
       header('s1', { createdAt: 1.5 }),

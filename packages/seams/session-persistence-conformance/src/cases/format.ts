@@ -1,7 +1,7 @@
 /** Format versions and unknown event types (spec 02 §1.7, §4.1 check order): P-081–P-084. */
 
 import { expect, it } from 'vitest'
-import { SESSION_FORMAT_VERSION } from '@logbook/session'
+import { SESSION_FORMAT_VERSION, SUPPORTED_SESSION_FORMAT_VERSIONS } from '@logbook/session'
 import type { SessionFormatUnsupportedError } from '@logbook/session-persistence'
 import { useHarness, type Mount } from '../harness.ts'
 import { completeTurn, event, header } from '../events.ts'
@@ -51,15 +51,16 @@ export function formatCases(options: ConformanceOptions): void {
     expectRawLog(error, location)
   })
 
-  it.skipIf(noDamage)('P-082 a header version below the supported one is older with no upgrade path; a future version with an invalid header is still FORMAT_UNSUPPORTED', async () => {
+  it.skipIf(noDamage)('P-082 a header version below the oldest readable one is older with no upgrade path; a future version with an invalid header is still FORMAT_UNSUPPORTED', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     const location = await m.persistence.locate('s1')
-    await h.damage.setHeaderField('s1', 'version', S - 1)
+    const oldest = SUPPORTED_SESSION_FORMAT_VERSIONS[0]!
+    await h.damage.setHeaderField('s1', 'version', oldest - 1)
     const older = await refusedFormat(m, 's1')
-    expect(older).toMatchObject({ direction: 'older', found: S - 1, supported: S })
+    expect(older).toMatchObject({ direction: 'older', found: oldest - 1, supported: S })
     expect(older.message).toMatch(/no upgrade path/)
-    expect(older.message).toContain(`format ${S - 1}, older than ${S}; there is no upgrade path`)
+    expect(older.message).toContain(`format ${oldest - 1}, older than ${oldest}; there is no upgrade path`)
     expectRawLog(older, location)
     await m.store('s2', completeTurn(0, 1))
     await h.damage.setHeaderField('s2', 'version', S + 7)
@@ -90,6 +91,30 @@ export function formatCases(options: ConformanceOptions): void {
     expectLossless(await handle.read(6), [kept])
     await handle.append(completeTurn(7, 2))
     await handle.close()
+  })
+
+  it('P-118 headers of every supported format version are read, listed and resumed; a resumed session keeps its version', async () => {
+    const m = await h.mount()
+    const importedFrom = { tool: 'codex', file: 'rollout.jsonl', sourceId: 'src-1' }
+    for (const version of SUPPORTED_SESSION_FORMAT_VERSIONS) {
+      const id = `v${version}`
+      const stored = header(id, version === S ? { version, importedFrom } : { version })
+      const handle = await m.persistence.create(stored)
+      await handle.append(completeTurn(0, 1))
+      await handle.close()
+      const reader = await m.persistence.open(id, 'read')
+      expectLossless(reader.header, stored)
+      await reader.close()
+      expectLossless((await m.persistence.inspect(id)).header, stored)
+      expect((await listed(m, id))?.eventCount).toBe(6)
+      const writer = await m.persistence.open(id, 'write')
+      await writer.append(completeTurn(6, 2))
+      expect(writer.header.version).toBe(version)
+      await writer.close()
+      const after = await m.persistence.inspect(id)
+      expectLossless(after.header, stored)
+      expect(after.events).toHaveLength(12)
+    }
   })
 
   it('P-084 a type registered by a plugin loads; with that plugin unloaded the log is refused', async () => {
