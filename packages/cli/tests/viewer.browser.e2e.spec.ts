@@ -112,6 +112,11 @@ describe.skipIf(browserMissing !== undefined)('the viewer in a browser', () => {
     writer.child.kill('SIGKILL')
     await writer.done
     writer = undefined
+    // Reloaded, the page learns that nobody holds the session any more: the turn is open, its writer stopped.
+    await page.reload()
+    expect(await page.locator('#session-head .state').innerText()).toContain('turn 5 is open; its writer stopped')
+    expect(await page.locator('#turn-5 .turn-head .badge.stopped').innerText()).toBe('open — its writer stopped')
+    expect(await page.locator('#turn-5 .synthetic').count()).toBe(0)
 
     // Browsing wrote nothing: the child's file is untouched (the parent's grew only by the other process's turn).
     expect(fingerprint(sessionFile(root, 'demo-1-fork-1'))).toEqual(before.child)
