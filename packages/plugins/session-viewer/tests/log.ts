@@ -55,7 +55,7 @@ export class LogBuilder {
   }
 
   /** Streams `text` word by word, then the reply with `calls`; `finish: false` leaves the stream open (a running step). */
-  reply(text: string, options: { calls?: readonly CallSpec[]; reasoning?: string; finish?: boolean; usage?: { inputTokens: number; outputTokens: number } } = {}): this {
+  reply(text: string, options: { calls?: readonly CallSpec[]; reasoning?: string; refusal?: string; finish?: boolean; usage?: { inputTokens: number; outputTokens: number } } = {}): this {
     const turn = this.turnNo
     const step = this.stepNo
     const seqs: number[] = []
@@ -69,6 +69,7 @@ export class LogBuilder {
     const content = [
       ...(options.reasoning === undefined ? [] : [{ type: 'reasoning', text: options.reasoning }]),
       { type: 'text', text },
+      ...(options.refusal === undefined ? [] : [{ type: 'refusal', text: options.refusal }]),
       ...(options.calls ?? []).map(call => ({ type: 'tool-call', id: call.id, name: call.name, arguments: call.args })),
     ]
     this.add('assistant/message', {

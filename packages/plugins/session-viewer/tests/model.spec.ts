@@ -64,6 +64,13 @@ describe('the log view of a turn', () => {
     expect(view.openTurn).toBeNull()
   })
 
+  it('L-153 a refusal is kept apart from the text of the reply (session format 2)', () => {
+    const log = new LogBuilder('s').startTurn('do something bad').reply('I see.', { refusal: 'I can not help with that.' }).endTurn()
+    const reply = segmentItems(viewOf(log), 0).items[1] as AssistantItem
+    expect(reply.text).toBe('I see.')
+    expect(reply.refusals).toEqual(['I can not help with that.'])
+  })
+
   it('L-153 a failed attempt shows its partial text and error; chunks of a running step show as streaming', () => {
     const log = new LogBuilder('s').startTurn('hi').failedAttempt('Hel', 'RATE_LIMIT').reply('Hello there', { finish: false })
     const items = segmentItems(viewOf(log), 0).items

@@ -24,6 +24,13 @@ describe('rendering', () => {
     expect(page).toContain('&lt;script&gt;x&lt;/script&gt; &amp; &quot;q&quot; &lt;img src=x onerror=y&gt;')
   })
 
+  it('L-153 a refusal is marked as one, in the page and in Markdown', () => {
+    const log = new LogBuilder('r').startTurn('please').reply('', { refusal: 'No.' }).endTurn()
+    const page = renderSessionHtml({ header: log.header, events: log.events })
+    expect(page).toContain('<div class="refusal"><span class="badge refusal">refusal</span><div class="text">No.</div></div>')
+    expect(renderSessionMarkdown({ header: log.header, events: log.events })).toContain('> **Refusal:** No.')
+  })
+
   it('L-160 the HTML export is one file: stylesheet inline, no script, a policy that forbids every fetch', () => {
     const page = renderSessionHtml({ header: sample().header, events: sample().events })
     expect(page.startsWith('<!doctype html>\n<html lang="en">')).toBe(true)

@@ -15,17 +15,15 @@ export interface TextParts {
 /** One part of a tool result. */
 export type ResultPart = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'image'; readonly image: ImageRef }
 
-/** Text blocks joined by a newline; reasoning and refusal blocks (format 2) listed on their own. */
+/** Text blocks joined by a newline; reasoning and refusal blocks (session format 2) listed on their own. */
 export function textParts(content: readonly ContentBlock[]): TextParts {
   const text: string[] = []
   const reasoning: string[] = []
   const refusals: string[] = []
   for (const block of content) {
-    // Compared as a string: the refusal block exists only in logs of session format 2.
-    const type = block.type as string
-    if (type === 'text') text.push((block as { text: string }).text)
-    else if (type === 'reasoning') reasoning.push((block as { text: string }).text)
-    else if (type === 'refusal') refusals.push((block as { text: string }).text)
+    if (block.type === 'text') text.push(block.text)
+    else if (block.type === 'reasoning') reasoning.push(block.text)
+    else if (block.type === 'refusal') refusals.push(block.text)
   }
   return { text: text.join('\n'), reasoning, refusals }
 }

@@ -36,6 +36,8 @@ export interface AssistantItem {
   readonly tools: readonly ToolRun[]
   readonly interrupted: boolean
   readonly usage?: TokenUsage
+  /** The stream completed without a usage report (session format 2's `usageMissing`). */
+  readonly usageMissing: boolean
   readonly model: string
   /** Streamed chunks folded into this reply. */
   readonly chunks: number

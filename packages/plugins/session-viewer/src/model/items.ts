@@ -76,13 +76,13 @@ export function messageItem(view: SessionView, event: SessionEvent): LogItem | u
       return { kind: 'user', seq, text, images, source: source.kind === 'plugin' ? source.plugin ?? 'plugin' : source.kind, ...shadowOf(view, seq) }
     }
     case 'assistant/message': {
-      const { message, usage, step, interrupted } = event.data
+      const { message, usage, step, interrupted, usageMissing } = event.data
       const parts = textParts(message.content)
       if (!isAppendSurfaceEvent(event)) return { kind: 'replace', seq, type: event.type, text: parts.text, shadowedSeqs: replacedSeqs(event) }
       const tools: ToolRun[] = message.content.flatMap(block => (block.type === 'tool-call' ? [{ callId: block.id, name: block.name, arguments: block.arguments }] : []))
       return {
         kind: 'assistant', seq, step, text: parts.text, reasoning: parts.reasoning, refusals: parts.refusals, tools,
-        interrupted: interrupted === true, model: `${message.source.provider}/${message.source.model}`, chunks: 0,
+        interrupted: interrupted === true, usageMissing: usageMissing === true, model: `${message.source.provider}/${message.source.model}`, chunks: 0,
         ...shadowOf(view, seq), ...(usage === undefined ? {} : { usage }),
       }
     }

@@ -74,7 +74,8 @@ function toolHtml(context: ItemContext, run: ToolRun, rewrites?: number): Html {
 function assistantHtml(context: ItemContext, item: AssistantItem): Html {
   const reasoning = item.reasoning.filter(text => text !== '').map(text => html`<details class="reasoning"><summary>Reasoning</summary><pre>${text}</pre></details>`)
   const refusals = item.refusals.map(text => html`<div class="refusal"><span class="badge refusal">refusal</span><div class="text">${text}</div></div>`)
-  const meta = [item.usage === undefined ? '' : usageText(item.usage), item.chunks > 0 ? `${count(item.chunks)} chunks folded` : ''].filter(t => t !== '').join(' · ')
+  const usage = item.usage !== undefined ? usageText(item.usage) : item.usageMissing ? 'the provider reported no usage' : ''
+  const meta = [usage, item.chunks > 0 ? `${count(item.chunks)} chunks folded` : ''].filter(t => t !== '').join(' · ')
   return html`<div class="msg assistant" ${anchorAttrs(context, item.seq)}>
     <div class="head"><span class="role">Model</span> <span class="model">${item.model}</span>
     ${item.interrupted ? html`<span class="badge interrupted">interrupted</span>` : ''}${shadowBadge(context, item.shadowedBy)}
