@@ -43,11 +43,18 @@ try {
   const cpuBefore = process.cpuUsage()
   await page.goto(`${base}/session/w`, { waitUntil: 'load' })
   const cpu = process.cpuUsage(cpuBefore)
-  const timing = await page.evaluate(() => {
-    const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming
-    const paint = performance.getEntriesByName('first-contentful-paint')[0]
-    return { paint: paint?.startTime ?? null, firstByte: nav.responseStart, domContentLoaded: nav.domContentLoadedEventEnd }
-  })
+  // The paint entry may be recorded after `load`: wait for it (buffered), at most 10 s. Passed as text, because the
+  // TypeScript loader would add helpers to a function that do not exist in the page.
+  const timing = await page.evaluate(`new Promise(resolve => {
+    const nav = performance.getEntriesByType('navigation')[0]
+    const timer = setTimeout(() => resolve({ paint: null, firstByte: nav.responseStart, domContentLoaded: nav.domContentLoadedEventEnd }), 10000)
+    new PerformanceObserver(list => {
+      const entry = list.getEntriesByName('first-contentful-paint')[0]
+      if (entry === undefined) return
+      clearTimeout(timer)
+      resolve({ paint: entry.startTime, firstByte: nav.responseStart, domContentLoaded: nav.domContentLoadedEventEnd })
+    }).observe({ type: 'paint', buffered: true })
+  })`) as { paint: number | null; firstByte: number; domContentLoaded: number }
   const turns = await page.locator('#log-view article.turn').count()
   const last = await page.locator(`#turn-${W_TURNS}`).count()
   if (timing.paint === null) throw new Error('V1: the page reported no first contentful paint')
