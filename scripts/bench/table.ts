@@ -54,6 +54,13 @@ export const WORKLOADS: readonly Workload[] = [
     target: { kind: 'ratio', max: 3.0, text: '≤ 3.0 × floor (floor: read the stored log and JSON.parse every line/row)' },
   },
   {
+    id: 'B2-postgres',
+    title: 'cold resume of W in a fresh process (PostgreSQL, throwaway local server): open for write, read, repair check, rebuild, publish, derive',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'ratio', max: 3.0, text: '≤ 3.0 × floor (floor: read the header and event rows with plain pg and JSON.parse each)' },
+  },
+  {
     id: 'B3',
     title: 'first fork in the process of the live W session at the turn/end of turn 500',
     unit: 'ms',
@@ -75,6 +82,13 @@ export const WORKLOADS: readonly Workload[] = [
     target: { kind: 'ratio', max: 1.5, text: '≤ 1.5 × floor (floor: the same bytes on a raw fd, one fdatasync per flush)' },
   },
   {
+    id: 'B4-postgres',
+    title: 'write W durably through the real plugins (PostgreSQL, throwaway local server), 3 awaited flushes per turn',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'ratio', max: 1.5, text: '≤ 1.5 × floor (floor: the same rows inserted with plain pg, one commit per flush)' },
+  },
+  {
     id: 'B5-jsonl',
     title: 'bytes on disk per event after writing W as B4 does (JSONL)',
     unit: 'B/event',
@@ -87,6 +101,13 @@ export const WORKLOADS: readonly Workload[] = [
     unit: 'B/event',
     better: 'lower',
     target: { kind: 'at-most', max: 80, text: '≤ 80 B/event' },
+  },
+  {
+    id: 'B5-postgres',
+    title: 'bytes in the database per event after writing W as B4 does (PostgreSQL: heap, TOAST and indexes)',
+    unit: 'B/event',
+    better: 'lower',
+    target: { kind: 'report', text: 'reported' },
   },
   {
     id: 'B6-jsonl',
@@ -143,6 +164,20 @@ export const WORKLOADS: readonly Workload[] = [
     unit: 'ms',
     better: 'lower',
     target: { kind: 'ratio', max: 2, text: '≤ 2 × floor (floor: read the header and the last 4 KiB of each session)' },
+  },
+  {
+    id: 'B9-postgres-page',
+    title: 'list 1,000 stored sessions (PostgreSQL): first page of 50',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'ratio', max: 1.5, text: '≤ 1.5 × floor (floor: read each session\'s header row and last record)' },
+  },
+  {
+    id: 'B9-postgres-walk',
+    title: 'list 1,000 stored sessions (PostgreSQL): full walk of every page',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'ratio', max: 2, text: '≤ 2 × floor (floor: read each session\'s header row and last record)' },
   },
   {
     id: 'M-jsonl',

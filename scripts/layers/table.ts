@@ -19,4 +19,6 @@ export const SIBLINGS: Readonly<Record<string, readonly string[]>> = {
 export const TEST_SIBLINGS: Readonly<Record<string, readonly string[]>> = {
   // The seam's own memory backend runs the contract suite.
   'seams/session-persistence': ['seams/session-persistence-conformance'],
+  // The test kit depends on Cordis only, so the session core's tests may use it too.
+  'core/session': ['core/test-kit'],
 }

@@ -8,11 +8,11 @@ import { usageError } from './errors.ts'
 
 /** The commands of §6.2, plus the demo's hidden child. */
 export type CommandName =
-  | 'demo' | 'run' | 'chat' | 'list' | 'show' | 'fork' | 'compact' | 'verify' | 'export' | 'import' | 'view' | '__demo-child'
+  | 'demo' | 'run' | 'chat' | 'list' | 'show' | 'fork' | 'compact' | 'verify' | 'export' | 'import' | 'transfer' | 'view' | '__demo-child'
 
 /** The public commands, in help order. */
 export const COMMANDS: readonly CommandName[] = Object.freeze([
-  'demo', 'run', 'chat', 'list', 'show', 'fork', 'compact', 'verify', 'export', 'import', 'view',
+  'demo', 'run', 'chat', 'list', 'show', 'fork', 'compact', 'verify', 'export', 'import', 'transfer', 'view',
 ])
 
 type OptionKind = 'string' | 'boolean'
@@ -39,6 +39,8 @@ const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; comma
   'as': { kind: 'string', commands: ['fork', 'import'] },
   'format': { kind: 'string', commands: ['export'] },
   'out': { kind: 'string', commands: ['export'] },
+  'to': { kind: 'string', commands: ['transfer'] },
+  'all': { kind: 'boolean', commands: ['transfer'] },
   'redact': { kind: 'string', commands: ['export'], repeatable: true },
   'no-redact': { kind: 'boolean', commands: ['export'] },
   'port': { kind: 'string', commands: ['view'] },

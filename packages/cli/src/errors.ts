@@ -2,6 +2,8 @@
  * The CLI's own error class, its closed code list, and the exit code every failure maps to (spec 03 §6.1).
  */
 
+import { codeOf, CodedError } from '@logbook/session'
+
 /** Codes the CLI raises itself; errors of the packages it drives keep their own codes. */
 export type CliErrorCode =
   | 'USAGE'
@@ -17,15 +19,12 @@ export const CLI_ERROR_CODES: readonly CliErrorCode[] = Object.freeze([
 ])
 
 /** A failure the CLI reports as one line `logbook: <message> [<code>]`; `alreadyReported` suppresses that line. */
-export class CliError extends Error {
-  override readonly name = 'CliError'
-  readonly code: CliErrorCode
+export class CliError extends CodedError<CliErrorCode> {
   /** The lines were printed already (boot failures print one line per entry). */
   readonly alreadyReported: boolean
 
   constructor(code: CliErrorCode, message: string, options: { cause?: unknown; alreadyReported?: boolean } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
-    this.code = code
+    super(code, message, options.cause === undefined ? undefined : { cause: options.cause })
     this.alreadyReported = options.alreadyReported ?? false
   }
 }
@@ -46,12 +45,6 @@ export const EXIT = Object.freeze({
   CORRUPT: 6,
   INTERRUPTED: 130,
 })
-
-/** The `code` of an error thrown by any Logbook package, or `undefined`. */
-export function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code) ? code : undefined
-}
 
 /**
  * The exit code of a failure: `2` for usage errors and bad arguments (`INVALID_BOUNDARY`, `INVALID_SESSION_ID`),

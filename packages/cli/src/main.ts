@@ -6,11 +6,12 @@
 
 import { createRequire } from 'node:module'
 import { resolve } from 'node:path'
+import { codeOf } from '@logbook/session'
 import type { App } from './app/app.ts'
 import type { EmbeddedOptions, EmbeddedStore } from './app/embedded.ts'
 import { parseCommandLine, type CommandName, type ParsedArgs } from './args.ts'
 import type { Command, CommandContext } from './command.ts'
-import { CliError, codeOf, EXIT, exitCodeOf, oneLine } from './errors.ts'
+import { CliError, EXIT, exitCodeOf, oneLine } from './errors.ts'
 import { Output, type CliStreams } from './io.ts'
 import { commandHelp, OVERVIEW } from './usage.ts'
 
@@ -26,6 +27,7 @@ const COMMAND_TABLE: Readonly<Record<CommandName, () => Promise<Command>>> = {
   'verify': async () => (await import('./commands/verify.ts')).verify,
   'export': async () => (await import('./commands/export.ts')).exportSession,
   'import': async () => (await import('./commands/import.ts')).importSession,
+  'transfer': async () => (await import('./commands/transfer.ts')).transfer,
   'view': async () => (await import('./commands/view.ts')).view,
   '__demo-child': async () => (await import('./demo/child.ts')).demoChild,
 }

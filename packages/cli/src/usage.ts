@@ -28,6 +28,7 @@ Commands:
   verify <id|path>                       check a stored session (or a session file or SQLite database)
   export <id> --format jsonl|openai-messages|markdown|html [--out <file>] [--redact <regex>]… [--no-redact]
   import <file> [--as <id>]              store an exported jsonl session as a new session
+  transfer --to <cordis.yml> <id>…|--all copy sessions to the backend another cordis.yml configures
   view [--port <n>]                      browse the stored sessions in a browser (127.0.0.1, read-only)
 
 ${GLOBAL}
@@ -91,6 +92,13 @@ usage, and live updates of sessions being written. Read-only: nothing is written
   'import': `Usage: logbook import <file> [--as <id>]
 
 Check an exported jsonl file event by event and store it as a new session (under <id> when given).`,
+  'transfer': `Usage: logbook transfer --to <cordis.yml> (<id>… | --all)
+
+Copy stored sessions from the current backend (--config, else the embedded JSONL store) to the backend the other
+cordis.yml configures (JSONL, SQLite or PostgreSQL, any direction): same id, header and events, and the projection
+checkpoint. Each copy is read back and compared. A session already there with the same content is skipped; one with
+other content is refused and left as it is. Prints "<id>  copied|skipped (<n> events)" per session; exit 1 when any
+session was not transferred.`,
   '__demo-child': 'Usage: logbook __demo-child <id> (internal: the process the demo kills)',
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { CodedError } from '@logbook/session'
 import { expectPositionals, integerOption, parseCommandLine } from '../src/args.ts'
 import { CliError, exitCodeOf } from '../src/errors.ts'
 
@@ -35,7 +36,7 @@ describe('command-line parsing', () => {
     expect(usage(() => parseCommandLine(['nope']))).toBe('unknown command "nope"')
   })
 
-  it('L-170 collects every value of a repeatable option in order (--redact); view takes --port', () => {
+  it('L-172 collects every value of a repeatable option in order (--redact); view takes --port', () => {
     const args = parseCommandLine(['export', 'a', '--format', 'markdown', '--redact', 'x+', '--redact', 'y+'])
     expect(args.lists).toEqual({ redact: ['x+', 'y+'] })
     expect(args.options).toMatchObject({ format: 'markdown' })
@@ -61,5 +62,17 @@ describe('command-line parsing', () => {
     for (const code of ['SESSION_LOCKED', 'SESSION_ALREADY_EXISTS', 'BUSY']) expect(exitCodeOf(coded(code))).toBe(4)
     expect(exitCodeOf(coded('STORE_IO'))).toBe(1)
     expect(exitCodeOf(new TypeError('boom'))).toBe(1)
+  })
+})
+
+describe('CliError', () => {
+  it('extends CodedError: name CliError, an enumerable read-only code, the message, alreadyReported and cause as given', () => {
+    const cause = new Error('root')
+    const error = new CliError('BOOT_FAILED', 'cannot boot', { cause, alreadyReported: true })
+    expect(error).toBeInstanceOf(CodedError)
+    expect({ name: error.name, code: error.code, message: error.message, alreadyReported: error.alreadyReported, cause: error.cause })
+      .toEqual({ name: 'CliError', code: 'BOOT_FAILED', message: 'cannot boot', alreadyReported: true, cause })
+    expect(Object.getOwnPropertyDescriptor(error, 'code')).toMatchObject({ value: 'BOOT_FAILED', enumerable: true, writable: false })
+    expect(new CliError('USAGE', 'x').alreadyReported).toBe(false)
   })
 })

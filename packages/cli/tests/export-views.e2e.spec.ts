@@ -29,7 +29,7 @@ describe('logbook export: markdown, html, redaction', () => {
     })
   })
 
-  it('L-169 markdown is the transcript by turn; html is one self-contained page', async () => {
+  it('L-171 markdown is the transcript by turn; html is one self-contained page', async () => {
     const markdown = await logbook(['export', 'plain', '--format', 'markdown'], { cwd })
     expect(markdown.code).toBe(0)
     expect(markdown.stderr).toBe('')
@@ -48,7 +48,7 @@ describe('logbook export: markdown, html, redaction', () => {
     expect(page).toContain('re: Plan the release')
   })
 
-  it('L-170 every format replaces the built-in secrets and each --redact match; the jsonl export line says so', async () => {
+  it('L-172 every format replaces the built-in secrets and each --redact match; the jsonl export line says so', async () => {
     for (const format of ['jsonl', 'openai-messages', 'markdown', 'html']) {
       const run = await logbook(['export', 'leaky', '--format', format, '--redact', 'project-\\d+'], { cwd })
       expect(run.code, format).toBe(0)
@@ -66,7 +66,7 @@ describe('logbook export: markdown, html, redaction', () => {
     expect(user.data.content[0]).toEqual({ type: 'text', text: 'my keys: [redacted] and [redacted] and [redacted] and [redacted] and [redacted]; Authorization: Bearer [redacted]; ticket [redacted]' })
   })
 
-  it('L-170 a redacted jsonl export still imports; --no-redact exports as stored, with no redacted mark', async () => {
+  it('L-172 a redacted jsonl export still imports; --no-redact exports as stored, with no redacted mark', async () => {
     expect((await logbook(['export', 'leaky', '--format', 'jsonl', '--out', 'leaky.jsonl'], { cwd })).code).toBe(0)
     const imported = await logbook(['import', 'leaky.jsonl', '--as', 'leaky-copy'], { cwd })
     expect(imported.code).toBe(0)
@@ -78,7 +78,7 @@ describe('logbook export: markdown, html, redaction', () => {
     expect(JSON.parse(lines(plain.stdout)[0]!)).not.toHaveProperty('redacted')
   })
 
-  it('L-170 a pattern that is not a regular expression, one matching the empty string, or --redact with --no-redact is a usage error', async () => {
+  it('L-172 a pattern that is not a regular expression, one matching the empty string, or --redact with --no-redact is a usage error', async () => {
     const cases: [string[], string][] = [
       [['--redact', '('], 'logbook: invalid --redact pattern "(": Invalid regular expression: /(/g: Unterminated group [USAGE]'],
       [['--redact', 'x*'], 'logbook: --redact pattern "x*" matches the empty string [USAGE]'],

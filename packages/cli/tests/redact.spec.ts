@@ -4,7 +4,7 @@ import { BUILT_IN_SECRETS, redactionPatterns, redactStored } from '../src/redact
 import { turnEvents } from './helpers/store.ts'
 
 describe('redaction', () => {
-  it('L-170 replaces matches in every string value, never in keys, types or the header ids', () => {
+  it('L-172 replaces matches in every string value, never in keys, types or the header ids', () => {
     const header = { version: 1, id: 'alice-s1', createdAt: 1, cwd: '/home/alice/work', parentSession: 'alice-s0' } as unknown as SessionHeader
     const events = turnEvents(0, 1, 1_000, 'alice says hi, key sk-abcdefghijklmnopqrstuvwx')
     const { stored, replacements } = redactStored({ header, events }, redactionPatterns(['alice'], true))
@@ -16,7 +16,7 @@ describe('redaction', () => {
     expect(events[1]!.data).toMatchObject({ content: [{ text: 'alice says hi, key sk-abcdefghijklmnopqrstuvwx' }] })
   })
 
-  it('L-170 the built-in set applies unless turned off; no pattern leaves the session as it is', () => {
+  it('L-172 the built-in set applies unless turned off; no pattern leaves the session as it is', () => {
     expect(redactionPatterns([], true)).toHaveLength(BUILT_IN_SECRETS.length)
     expect(redactionPatterns(['a'], false)).toHaveLength(1)
     const session = { header: { version: 1, id: 'x', createdAt: 1 } as unknown as SessionHeader, events: turnEvents(0, 1, 1, 'sk-abcdefghijklmnopqrstuvwx') }

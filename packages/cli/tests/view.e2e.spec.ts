@@ -14,7 +14,7 @@ describe('logbook view', () => {
     await withStore(root, app => storeEvents(app, 'viewed', [...turnEvents(0, 1, 1_000, 'hello <b>there</b>'), ...turnEvents(6, 2, 2_000, 'again')]))
   })
 
-  it('L-168 prints its address with a one-time token; the page needs it; Ctrl-C stops it (130); the store is unchanged', async () => {
+  it('L-170 prints its address with a one-time token; the page needs it; Ctrl-C stops it (130); the store is unchanged', async () => {
     const before = fingerprint(sessionFile(root, 'viewed'))
     const viewer = await startViewer([], { cwd })
     try {
@@ -41,7 +41,7 @@ describe('logbook view', () => {
     expect(fingerprint(sessionFile(root, 'viewed'))).toEqual(before)
   })
 
-  it('L-168 a bad --port is a usage error (2); a taken port is one line LISTEN_FAILED (1)', async () => {
+  it('L-170 a bad --port is a usage error (2); a taken port is one line LISTEN_FAILED (1)', async () => {
     const bad = await logbook(['view', '--port', 'eighty'], { cwd })
     expect(bad.code).toBe(2)
     expect(lines(bad.stderr)).toEqual(['logbook: option --port must be an integer, got "eighty" [USAGE]'])
@@ -58,7 +58,7 @@ describe('logbook view', () => {
     }
   })
 
-  it('L-168 --config serves the stores of that app, through its own session-viewer entry when it has one', async () => {
+  it('L-170 --config serves the stores of that app, through its own session-viewer entry when it has one', async () => {
     const dir = tempDir('logbook-view-app-')
     const file = join(dir, 'cordis.yml')
     const free = createServer()

@@ -49,7 +49,7 @@ describe.skipIf(browserMissing !== undefined)('the viewer in a browser', () => {
     await viewer?.stop()
   })
 
-  it('L-171 list, search a word only a compacted original holds, open the hit, switch views, expand a compaction, follow a fork, watch a live turn', async () => {
+  it('L-173 list, search a word only a compacted original holds, open the hit, switch views, expand a compaction, follow a fork, watch a live turn', async () => {
     const before = { parent: fingerprint(sessionFile(root, 'demo-1')), child: fingerprint(sessionFile(root, 'demo-1-fork-1')) }
 
     // The list, reached through the printed address; the token is gone from the address bar.
@@ -123,7 +123,7 @@ describe.skipIf(browserMissing !== undefined)('the viewer in a browser', () => {
     expect(fingerprint(sessionFile(root, 'demo-1')).size).toBeGreaterThan(before.parent.size)
   })
 
-  it('L-172 the html export opens from disk with the network off: the transcript, both views, a compaction expanded, no request', async () => {
+  it('L-174 the html export opens from disk with the network off: the transcript, both views, a compaction expanded, no request', async () => {
     const out = join(cwd, 'demo-1.html')
     const run = await logbook(['export', 'demo-1-fork-1', '--dir', root, '--format', 'html', '--out', out], { cwd })
     expect(run.code).toBe(0)

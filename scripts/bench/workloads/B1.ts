@@ -7,7 +7,7 @@
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore, { SessionId } from '@logbook/session'
 import { collectGarbage, report, timeMs, withVirtualClock } from '../harness.ts'
-import { W_TURNS, wAppendList, wEvents } from '../w.ts'
+import { W_TURNS, wAppendList, wEvents } from '../session-w.ts'
 
 type LooseAppend = (type: string, data: unknown, opts?: unknown) => unknown
 

@@ -1,4 +1,4 @@
-/** B2 for the JSONL backend (see b2.ts). */
-import { runB2 } from './b2.ts'
+/** B2 for the JSONL backend (see B2-common.ts). */
+import { runB2 } from './B2-common.ts'
 
 runB2('jsonl')

@@ -6,7 +6,7 @@
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore, { SessionId, type Session } from '@logbook/session'
 import { collectGarbage, report, timeMs } from '../harness.ts'
-import { appendW, wTurnEndSeq } from '../w.ts'
+import { appendW, wTurnEndSeq } from '../session-w.ts'
 
 const app = new Context()
 await app.plugin(SessionStore)

@@ -1,4 +1,4 @@
-/** B4 for the SQLITE backend (see b4.ts). */
-import { runB4 } from './b4.ts'
+/** B4 for the SQLITE backend (see B4-common.ts). */
+import { runB4 } from './B4-common.ts'
 
 await runB4('sqlite')

@@ -1,4 +1,4 @@
-/** B5 for the JSONL backend (see b4.ts). */
-import { runB5 } from './b4.ts'
+/** B5 for the JSONL backend (see B4-common.ts). */
+import { runB5 } from './B4-common.ts'
 
 await runB5('jsonl')

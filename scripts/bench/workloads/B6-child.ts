@@ -23,8 +23,8 @@ import Tools from '@logbook/tools'
 import * as Scripted from '@logbook/llm-scripted'
 import * as CheckpointPolicy from '@logbook/session-checkpoint-policy'
 import { collectGarbage } from '../harness.ts'
-import { W_CHUNKS_PER_STEP, W_EVENTS_PER_TURN, W_TURNS, wEvents } from '../w.ts'
-import { backendKind, mount } from './b2-store.ts'
+import { W_CHUNKS_PER_STEP, W_EVENTS_PER_TURN, W_TURNS, wEvents } from '../session-w.ts'
+import { backendKind, mount } from './persistence-store.ts'
 
 /** Code points per streamed delta. */
 const CHUNK_SIZE = 6

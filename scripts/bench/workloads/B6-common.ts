@@ -8,7 +8,7 @@
  */
 
 import { report, RESULT_MARKER, type RunResult } from '../harness.ts'
-import { runChild, tempStore, type BackendKind } from './b2-store.ts'
+import { runChild, tempStore, type BackendKind } from './persistence-store.ts'
 
 interface LoopRun { ms: number; events: number; turns: number; flushMs: number; flushes: number }
 

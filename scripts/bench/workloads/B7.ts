@@ -12,7 +12,7 @@ import SessionStore, { SessionId, type SessionEvent } from '@logbook/session'
 // --conditions=source under tsx).
 import SessionProjections, { type StatsView } from '@logbook/session-projection'
 import { collectGarbage, report, timeMs } from '../harness.ts'
-import { appendW, W_TURNS } from '../w.ts'
+import { appendW, W_TURNS } from '../session-w.ts'
 
 const app = new Context()
 await app.plugin(SessionStore)

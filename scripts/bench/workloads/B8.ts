@@ -13,7 +13,7 @@ import BasicCompaction, { createSummarizer } from '@logbook/compaction-basic'
 import Llm from '@logbook/llm'
 import * as Scripted from '@logbook/llm-scripted'
 import { collectGarbage, report } from '../harness.ts'
-import { appendW, wAppendList } from '../w.ts'
+import { appendW, wAppendList } from '../session-w.ts'
 
 const TURNS = 2500
 const NODES = 4 * TURNS

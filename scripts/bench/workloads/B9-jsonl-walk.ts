@@ -1,4 +1,4 @@
-/** B9 (walk) for the JSONL backend (see b9.ts). */
-import { runB9 } from './b9.ts'
+/** B9 (walk) for the JSONL backend (see B9-common.ts). */
+import { runB9 } from './B9-common.ts'
 
 runB9('jsonl', 'walk')

@@ -1,4 +1,4 @@
-/** B9 (page) for the SQLITE backend (see b9.ts). */
-import { runB9 } from './b9.ts'
+/** B9 (page) for the SQLITE backend (see B9-common.ts). */
+import { runB9 } from './B9-common.ts'
 
 runB9('sqlite', 'page')

@@ -1,4 +1,4 @@
-/** M for the JSONL backend (see m.ts). */
-import { runM } from './m.ts'
+/** M for the JSONL backend (see M-common.ts). */
+import { runM } from './M-common.ts'
 
 runM('jsonl')

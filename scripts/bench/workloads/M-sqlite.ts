@@ -1,4 +1,4 @@
-/** M for the SQLITE backend (see m.ts). */
-import { runM } from './m.ts'
+/** M for the SQLITE backend (see M-common.ts). */
+import { runM } from './M-common.ts'
 
 runM('sqlite')

@@ -20,8 +20,4 @@ export function apply(ctx: Context, input: ConfigInput): void {
   ctx.llm.register(createOpenAiAdapter(Config(input) as Config))
 }
 
-export { createOpenAiAdapter } from './adapter.ts'
-export { SseParser, type SseEvent } from './sse.ts'
-export { requestBody, requestHeaders, wireMessage, type WireMessage, type WireOptions } from './mapping.ts'
-export { ResponseDecoder, mapUsage } from './decode.ts'
-export { codeForStatus, httpFailure, namesContextWindow, networkFailure, parseRetryAfter, streamFailure } from './failures.ts'
+export { wireMessage, type WireMessage } from './mapping.ts'

@@ -1,8 +1,9 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { parseRetryAfter } from '../src/index.ts'
-import { boot, collect, req } from './helpers.ts'
+import { parseRetryAfter } from '../src/failures.ts'
+import { boot, req } from './helpers.ts'
+import { drain } from '@logbook/test-kit'
 import { startServer } from './server.ts'
 
 let close: (() => Promise<void>) | undefined
@@ -19,7 +20,7 @@ async function answer(status: number, body: unknown, headers: Record<string, str
   })
   close = server.close
   const app = await boot({ baseUrl: server.baseUrl })
-  return await collect(app.llm.stream(req()))
+  return await drain(app.llm.stream(req()))
 }
 
 const error = (message: string, type: string, code: string | null = null) => ({ error: { message, type, param: null, code } })
@@ -78,7 +79,7 @@ describe('@logbook/llm-openai HTTP errors are in-band', () => {
     const { port } = probe.address() as AddressInfo
     await new Promise<void>(resolve => probe.close(() => resolve()))
     const app = await boot({ baseUrl: `http://127.0.0.1:${port}/v1` })
-    const [finish] = await collect(app.llm.stream(req()))
+    const [finish] = await drain(app.llm.stream(req()))
     expect(finish).toMatchObject({ type: 'finish', reason: 'error', error: { code: 'NETWORK' } })
     expect((finish as { error: { message: string } }).error.message).toMatch(/^openai: network error: .*ECONNREFUSED/)
   })

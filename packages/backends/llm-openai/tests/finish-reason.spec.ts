@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { boot, collect, finishOf, req, textOf } from './helpers.ts'
+import { boot, finishOf, req, textOf } from './helpers.ts'
+import { drain } from '@logbook/test-kit'
 import { data, delta, pause, sseHead, startServer, usage, writeSlowly, type Handler } from './server.ts'
 
 let close: (() => Promise<void>) | undefined
@@ -21,7 +22,7 @@ describe('@logbook/llm-openai finish reasons', () => {
       await writeSlowly(res, [data(delta({ content: 'The answer is' })), data(delta({}, 'insufficient_system_resource')), data(usage(5, 3)), 'data: [DONE]\n\n'])
       res.end()
     })
-    const chunks = await collect(app.llm.stream(req()))
+    const chunks = await drain(app.llm.stream(req()))
     expect(textOf(chunks)).toBe('The answer is')
     expect(chunks.slice(-3)).toEqual([
       { type: 'block-end', index: 0, block: { type: 'text', text: 'The answer is' } },
@@ -42,7 +43,7 @@ describe('@logbook/llm-openai finish reasons', () => {
         sseHead(res)
         res.end(data(delta({ content: 'x' }, raw)) + 'data: [DONE]\n\n')
       })
-      expect(finishOf(await collect(app.llm.stream(req())))).toEqual({ type: 'finish', reason, rawFinishReason: raw })
+      expect(finishOf(await drain(app.llm.stream(req())))).toEqual({ type: 'finish', reason, rawFinishReason: raw })
       await close?.()
       close = undefined
     }
@@ -55,7 +56,7 @@ describe('@logbook/llm-openai finish reasons', () => {
       await pause()
       res.socket?.destroy()
     })
-    const chunks = await collect(app.llm.stream(req()))
+    const chunks = await drain(app.llm.stream(req()))
     expect(chunks.some(chunk => chunk.type === 'usage')).toBe(false)
     expect(chunks.slice(-2)).toEqual([
       { type: 'block-end', index: 0, block: { type: 'text', text: 'Done.' } },

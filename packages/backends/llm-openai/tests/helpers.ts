@@ -1,20 +1,15 @@
-import { Context } from '@deepseek-ai/cordis'
+import type { Context } from '@deepseek-ai/cordis'
 import Llm, { type LlmRequest } from '@logbook/llm'
 import type { Message, MessageId, StreamChunk } from '@logbook/session'
+import { testApp } from '@logbook/test-kit'
 import * as OpenAi from '../src/index.ts'
 
 /** A real app with `@logbook/llm` and the OpenAI adapter configured with `config`. */
 export async function boot(config: OpenAi.ConfigInput): Promise<Context> {
-  const app = new Context()
+  const { app } = testApp()
   await app.plugin(Llm)
   await app.plugin(OpenAi, config)
   return app
-}
-
-export async function collect(stream: AsyncIterable<StreamChunk>): Promise<StreamChunk[]> {
-  const chunks: StreamChunk[] = []
-  for await (const chunk of stream) chunks.push(chunk)
-  return chunks
 }
 
 export const user = (text: string): Message =>

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { boot, collect, req } from './helpers.ts'
+import { boot, req } from './helpers.ts'
+import { drain } from '@logbook/test-kit'
 import { startServer, type Handler } from './server.ts'
 
 let close: (() => Promise<void>) | undefined
@@ -16,7 +17,7 @@ async function answer(body: string, contentType = 'application/json') {
   const server = await startServer(handler)
   close = server.close
   const app = await boot({ baseUrl: server.baseUrl })
-  return collect(app.llm.stream(req()))
+  return drain(app.llm.stream(req()))
 }
 
 describe('@logbook/llm-openai 200 responses without events', () => {

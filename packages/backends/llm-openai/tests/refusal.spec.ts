@@ -1,6 +1,7 @@
 import type { MessageId } from '@logbook/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import { boot, collect, req, user } from './helpers.ts'
+import { boot, req, user } from './helpers.ts'
+import { drain } from '@logbook/test-kit'
 import { data, delta, sseHead, startServer, writeSlowly } from './server.ts'
 
 let close: (() => Promise<void>) | undefined
@@ -24,7 +25,7 @@ describe('@logbook/llm-openai refusals', () => {
     })
     close = server.close
     const app = await boot({ baseUrl: server.baseUrl })
-    expect(await collect(app.llm.stream(req()))).toEqual([
+    expect(await drain(app.llm.stream(req()))).toEqual([
       { type: 'block-start', index: 0, blockType: 'refusal' },
       { type: 'refusal-delta', index: 0, text: "I'm sorry, " },
       { type: 'refusal-delta', index: 0, text: 'I cannot help with that.' },
@@ -41,7 +42,7 @@ describe('@logbook/llm-openai refusals', () => {
     close = server.close
     const app = await boot({ baseUrl: server.baseUrl })
     const source = { kind: 'model', provider: 'openai', model: 'gpt-test' } as const
-    await collect(app.llm.stream(req({
+    await drain(app.llm.stream(req({
       messages: [
         user('do the thing'),
         { id: 'a1' as MessageId, role: 'assistant', source, content: [{ type: 'text', text: 'Well.' }, { type: 'refusal', text: 'I cannot do that.' }] },

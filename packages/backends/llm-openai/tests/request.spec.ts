@@ -1,7 +1,9 @@
 import type { CallId, Message, MessageId } from '@logbook/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import { isDeepSeek, roundTripsReasoning, type ConfigInput } from '../src/index.ts'
-import { boot, collect, req } from './helpers.ts'
+import type { ConfigInput } from '../src/index.ts'
+import { isDeepSeek, roundTripsReasoning } from '../src/config.ts'
+import { boot, req } from './helpers.ts'
+import { drain } from '@logbook/test-kit'
 import { data, delta, sseHead, startServer } from './server.ts'
 
 let close: (() => Promise<void>) | undefined
@@ -17,7 +19,7 @@ async function capture(config: Omit<ConfigInput, 'baseUrl'>, request = req()) {
   })
   close = server.close
   const app = await boot({ ...config, baseUrl: `${server.baseUrl}/` })
-  const chunks = await collect(app.llm.stream(request))
+  const chunks = await drain(app.llm.stream(request))
   expect(chunks[chunks.length - 1]).toEqual({ type: 'finish', reason: 'stop', rawFinishReason: 'stop' })
   return server.requests[0]!
 }

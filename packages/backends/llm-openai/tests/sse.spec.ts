@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { SseParser, type SseEvent } from '../src/index.ts'
+import { SseParser, type SseEvent } from '../src/sse.ts'
 
 function parse(...pieces: string[]): SseEvent[] {
   const parser = new SseParser()

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { StreamChunk } from '@logbook/session'
-import { boot, collect, finishOf, req, textOf } from './helpers.ts'
+import { boot, finishOf, req, textOf } from './helpers.ts'
+import { drain } from '@logbook/test-kit'
 import { data, delta, pause, sseHead, startServer, usage, writeSlowly, type Handler } from './server.ts'
 
 let close: (() => Promise<void>) | undefined
@@ -43,7 +44,7 @@ describe('@logbook/llm-openai streaming against a local server', () => {
       await writeSlowly(res, cut(bytes, [emoji + 1, emoji + 3, crlf + 1, field + 2, 40, 250, bytes.length - 3]))
       res.end()
     })
-    const chunks = await collect(app.llm.stream(req()))
+    const chunks = await drain(app.llm.stream(req()))
     expect(textOf(chunks)).toBe(source)
     expect(chunks[0]).toEqual({ type: 'block-start', index: 0, blockType: 'text' })
     expect(chunks.slice(-3)).toEqual([
@@ -68,7 +69,7 @@ describe('@logbook/llm-openai streaming against a local server', () => {
       ])
       res.end()
     })
-    const chunks = await collect(app.llm.stream(req()))
+    const chunks = await drain(app.llm.stream(req()))
     const call = 'call_abc' as never
     const expected: StreamChunk[] = [
       { type: 'block-start', index: 0, blockType: 'reasoning' },
@@ -92,7 +93,7 @@ describe('@logbook/llm-openai streaming against a local server', () => {
       await writeSlowly(res, [data(delta({ content: 'partial' }))])
       res.end()
     })
-    const chunks = await collect(app.llm.stream(req()))
+    const chunks = await drain(app.llm.stream(req()))
     expect(textOf(chunks)).toBe('partial')
     expect(finishOf(chunks)).toEqual({ type: 'finish', reason: 'error', error: { code: 'PROTOCOL', message: 'stream ended before completion' } })
   })
@@ -106,7 +107,7 @@ describe('@logbook/llm-openai streaming against a local server', () => {
       ])
       res.end()
     })
-    expect(finishOf(await collect(app.llm.stream(req())))).toEqual({
+    expect(finishOf(await drain(app.llm.stream(req())))).toEqual({
       type: 'finish', reason: 'error', error: { code: 'RATE_LIMIT', message: 'openai: stream error: Rate limit reached for requests' },
     })
   })
@@ -117,7 +118,7 @@ describe('@logbook/llm-openai streaming against a local server', () => {
       await writeSlowly(res, ['data: {"choices": [\n\n'])
       res.end()
     })
-    expect(await collect(app.llm.stream(req()))).toEqual([
+    expect(await drain(app.llm.stream(req()))).toEqual([
       { type: 'finish', reason: 'error', error: { code: 'PROTOCOL', message: 'openai: invalid JSON in stream event: {"choices": [' } },
     ])
   })
@@ -128,7 +129,7 @@ describe('@logbook/llm-openai streaming against a local server', () => {
       await writeSlowly(res, [data(delta({ content: 'ok' })), data(delta({}, 'length'))])
       res.end()
     })
-    expect((await collect(app.llm.stream(req()))).slice(-2)).toEqual([
+    expect((await drain(app.llm.stream(req()))).slice(-2)).toEqual([
       { type: 'block-end', index: 0, block: { type: 'text', text: 'ok' } },
       { type: 'finish', reason: 'max-tokens', rawFinishReason: 'length' },
     ])
@@ -140,7 +141,7 @@ describe('@logbook/llm-openai streaming against a local server', () => {
       await writeSlowly(res, [data(delta({ content: 'so' }, 'content_filter')), 'data: [DONE]\n\n'])
       res.end()
     })
-    expect(finishOf(await collect(app.llm.stream(req())))).toEqual({
+    expect(finishOf(await drain(app.llm.stream(req())))).toEqual({
       type: 'finish', reason: 'error', error: { code: 'CONTENT_FILTER', message: 'openai: response stopped by the content filter' },
       rawFinishReason: 'content_filter',
     })
@@ -153,7 +154,7 @@ describe('@logbook/llm-openai streaming against a local server', () => {
       await pause()
       res.socket?.destroy()
     })
-    const chunks = await collect(app.llm.stream(req()))
+    const chunks = await drain(app.llm.stream(req()))
     expect(textOf(chunks)).toBe('Hel')
     const finish = finishOf(chunks) as Extract<StreamChunk, { type: 'finish' }>
     expect(finish.reason).toBe('error')

@@ -54,8 +54,7 @@ export function apply(ctx: Context, input: ConfigInput): void {
   }))
 }
 
-export { createScriptedAdapter, exhaustedMessage, type ScriptedAdapterOptions } from './adapter.ts'
-export { parseScript, loadScriptFile } from './script.ts'
-export { scriptedCallId } from './reply.ts'
+export { createScriptedAdapter, type ScriptedAdapterOptions } from './adapter.ts'
+export { parseScript } from './script.ts'
 export { ScriptError, type ScriptErrorCode } from './errors.ts'
 export type { ScriptEntry, ScriptFailure, ScriptMatch, ScriptResponse, ScriptSource, ScriptToolCall } from './types.ts'

@@ -7,7 +7,8 @@ import Llm from '@logbook/llm'
 import { describe, expect, it } from 'vitest'
 import * as Scripted from '../src/index.ts'
 import { ScriptError, parseScript } from '../src/index.ts'
-import { collect, req, textOf, user } from './helpers.ts'
+import { req, textOf, user } from './helpers.ts'
+import { drain } from '@logbook/test-kit'
 
 function invalid(script: unknown): string {
   try {
@@ -72,7 +73,7 @@ describe('script validation', () => {
     app.baseUrl = pathToFileURL(dir + '/').href
     await app.plugin(Llm)
     await app.plugin(Scripted, { script: 'script.json', provider: 'file' })
-    expect(textOf(await collect(app.llm.stream(req([user('x')], { config: { provider: 'file', model: 'm' } }))))).toBe('from file')
+    expect(textOf(await drain(app.llm.stream(req([user('x')], { config: { provider: 'file', model: 'm' } }))))).toBe('from file')
     await expect(app.plugin(Scripted, { script: 'missing.json', provider: 'other' }))
       .rejects.toThrow(`invalid script: cannot read "${join(dir, 'missing.json')}"`)
     writeFileSync(join(dir, 'bad.json'), '[{')

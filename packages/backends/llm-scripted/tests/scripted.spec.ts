@@ -2,16 +2,17 @@ import { createHash } from 'node:crypto'
 import type { StreamChunk } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
 import { defaultTokenEstimator } from '@logbook/llm'
-import { scriptedCallId } from '../src/index.ts'
-import { assistantCall, boot, collect, req, textOf, toolResult, user } from './helpers.ts'
+import { scriptedCallId } from '../src/reply.ts'
+import { assistantCall, boot, req, textOf, toolResult, user } from './helpers.ts'
+import { drain } from '@logbook/test-kit'
 
 describe('@logbook/llm-scripted responses', () => {
   it('L-082 entries matching by lastUserIncludes and purpose are chosen; a used-up script is SCRIPT_EXHAUSTED', async () => {
     const app = await boot({ script: 'tests/fixtures/basic.json' })
-    const weather = await collect(app.llm.stream(req([user('what is the weather like?')])))
-    const summary = await collect(app.llm.stream(req([user('the weather again')], { purpose: 'compaction' })))
-    const plain = await collect(app.llm.stream(req([user('the weather again')])))
-    const exhausted = await collect(app.llm.stream(req([user('x'.repeat(30) + 'ééééééééééééé')])))
+    const weather = await drain(app.llm.stream(req([user('what is the weather like?')])))
+    const summary = await drain(app.llm.stream(req([user('the weather again')], { purpose: 'compaction' })))
+    const plain = await drain(app.llm.stream(req([user('the weather again')])))
+    const exhausted = await drain(app.llm.stream(req([user('x'.repeat(30) + 'ééééééééééééé')])))
     expect([textOf(weather), textOf(summary), textOf(plain)]).toEqual(['Sunny.', 'SUMMARY', 'Hello there!'])
     expect(exhausted).toEqual([{
       type: 'finish',
@@ -30,9 +31,9 @@ describe('@logbook/llm-scripted responses', () => {
     ]
     const run = async () => {
       const app = await boot({ script })
-      const first = await collect(app.llm.stream(req([user('read a.txt')])))
+      const first = await drain(app.llm.stream(req([user('read a.txt')])))
       const callId = (first.find(c => c.type === 'block-end' && c.block.type === 'tool-call') as { block: { id: string } }).block.id
-      const second = await collect(app.llm.stream(req([user('read a.txt'), assistantCall(callId, 'read'), toolResult(callId, 'hi')])))
+      const second = await drain(app.llm.stream(req([user('read a.txt'), assistantCall(callId, 'read'), toolResult(callId, 'hi')])))
       return [...first, ...second]
     }
     const [a, b] = [await run(), await run()]
@@ -45,7 +46,7 @@ describe('@logbook/llm-scripted responses', () => {
   it('emits reasoning, text, then calls with chunkSize code-point deltas, then usage and finish', async () => {
     const app = await boot({ script: [{ reasoning: 'hmm', text: 'ab😀cdé', toolCalls: [{ id: 'c1', name: 't', arguments: '{"k":1}' }] }], chunkSize: 3 })
     const messages = [user('go')]
-    const chunks = await collect(app.llm.stream(req(messages, { system: 'sys' })))
+    const chunks = await drain(app.llm.stream(req(messages, { system: 'sys' })))
     const blocks = [
       { type: 'reasoning', text: 'hmm' },
       { type: 'text', text: 'ab😀cdé' },
@@ -81,7 +82,7 @@ describe('@logbook/llm-scripted responses', () => {
     const app = await boot({ script: [{ text: 'twice', times: 2 }, { text: 'always', repeat: true }] })
     const texts = async (sessionId: string, n: number) => {
       const out: string[] = []
-      for (let i = 0; i < n; i++) out.push(textOf(await collect(app.llm.stream(req([user('hi')], { sessionId })))))
+      for (let i = 0; i < n; i++) out.push(textOf(await drain(app.llm.stream(req([user('hi')], { sessionId })))))
       return out
     }
     expect(await texts('a', 4)).toEqual(['twice', 'twice', 'always', 'always'])
@@ -95,8 +96,8 @@ describe('@logbook/llm-scripted responses', () => {
         { text: 'fallback', repeat: true },
       ],
     })
-    const afterRead = await collect(app.llm.stream(req([user('x'), assistantCall('c', 'read'), toolResult('c', 'ok')])))
-    const afterGrep = await collect(app.llm.stream(req([user('x'), assistantCall('c', 'grep'), toolResult('c', 'ok')])))
+    const afterRead = await drain(app.llm.stream(req([user('x'), assistantCall('c', 'read'), toolResult('c', 'ok')])))
+    const afterGrep = await drain(app.llm.stream(req([user('x'), assistantCall('c', 'grep'), toolResult('c', 'ok')])))
     expect(textOf(afterRead)).toBe('fallback')
     expect(afterGrep.slice(-2)).toEqual([
       { type: 'usage', usage: { inputTokens: 3, outputTokens: 4 } },

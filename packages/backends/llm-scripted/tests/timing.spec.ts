@@ -1,6 +1,7 @@
 import type { StreamChunk } from '@logbook/session'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { boot, collect, req, user } from './helpers.ts'
+import { boot, req, user } from './helpers.ts'
+import { drain } from '@logbook/test-kit'
 
 /** Ask for the next chunk and advance the fake clock by `ms`; reports whether the chunk arrived meanwhile. */
 async function pull(iterator: AsyncIterator<StreamChunk>, ms: number) {
@@ -45,16 +46,16 @@ describe('@logbook/llm-scripted timers, failures and hangs', () => {
         { text: 'x', error: { code: 'NETWORK', message: 'at once' } },
       ],
     })
-    expect(await collect(app.llm.stream(req([user('a')])))).toEqual([
+    expect(await drain(app.llm.stream(req([user('a')])))).toEqual([
       { type: 'block-start', index: 0, blockType: 'text' },
       { type: 'text-delta', index: 0, text: 'Hell' },
       { type: 'finish', reason: 'error', error: { code: 'PROVIDER', message: 'upstream broke' } },
     ])
-    expect(await collect(app.llm.stream(req([user('a')])))).toEqual([
+    expect(await drain(app.llm.stream(req([user('a')])))).toEqual([
       { type: 'block-start', index: 0, blockType: 'text' },
       { type: 'finish', reason: 'error', error: { code: 'RATE_LIMIT', message: 'thrown' } },
     ])
-    expect(await collect(app.llm.stream(req([user('a')])))).toEqual([
+    expect(await drain(app.llm.stream(req([user('a')])))).toEqual([
       { type: 'finish', reason: 'error', error: { code: 'NETWORK', message: 'at once' } },
     ])
   })

@@ -4,6 +4,7 @@
  */
 import { readdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { assertNever } from '@logbook/session'
 import { ensureDir } from './durable-fs.ts'
 import { identityCorruptError, storeError } from './errors.ts'
 import { errnoCode, type Durability } from './io.ts'
@@ -114,6 +115,3 @@ export class JsonlStore {
   }
 }
 
-function assertNever(value: never): never {
-  throw new Error(`unexpected value ${JSON.stringify(value)}`)
-}

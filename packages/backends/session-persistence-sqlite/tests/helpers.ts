@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '@logbook/session'
 import { encodeBatch, type EncodedRecord, type LockOwner } from '@logbook/session-persistence'
+import { rejection as kitRejection, thrown as kitThrown } from '@logbook/test-kit'
 import { SqliteBackend } from '../src/backend.ts'
 import type { ConnectionOptions } from '../src/connection.ts'
 
@@ -78,22 +79,10 @@ export async function startBackend(path: string, options: Partial<ConnectionOpti
   return backend
 }
 
+type CodedFailure = Error & { code?: string; details?: Record<string, unknown> }
+
 /** Await `promise` and return the error it rejects with (fails when it resolves). */
-export async function rejection(promise: Promise<unknown>): Promise<Error & { code?: string; details?: Record<string, unknown> }> {
-  try {
-    await promise
-  } catch (error) {
-    return error as Error & { code?: string }
-  }
-  throw new Error('expected a rejection')
-}
+export const rejection = (promise: Promise<unknown>): Promise<CodedFailure> => kitRejection<CodedFailure>(promise)
 
 /** Synchronous variant of `rejection`. */
-export function thrown(fn: () => unknown): Error & { code?: string; details?: Record<string, unknown> } {
-  try {
-    fn()
-  } catch (error) {
-    return error as Error & { code?: string }
-  }
-  throw new Error('expected a throw')
-}
+export const thrown = (fn: () => unknown): CodedFailure => kitThrown<CodedFailure>(fn)

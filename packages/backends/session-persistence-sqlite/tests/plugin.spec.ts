@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Context, type Message } from '@deepseek-ai/cordis'
 import SessionStore, { type SessionEvent, type SessionId } from '@logbook/session'
 import type { SessionPersistence } from '@logbook/session-persistence'
+import { testApp } from '@logbook/test-kit'
 import type { SqliteBackend } from '../src/backend.ts'
 import { resolveStorePath } from '../src/config.ts'
 import SqliteSessionPersistence from '../src/index.ts'
@@ -28,9 +29,7 @@ afterEach(async () => {
 interface App { app: Context; persistence: SessionPersistence; sessions: SessionStore; logs: Message[]; path: string }
 
 async function mount(path: string, config: Record<string, unknown> = {}, withInvariant = false): Promise<App> {
-  const app = new Context()
-  const logs: Message[] = []
-  app.logger.exporter({ levels: { default: 3 }, export: message => logs.push(message) })
+  const { app, records: logs } = testApp()
   const store = app.plugin(SessionStore)
   await store
   const fiber = app.plugin(SqliteSessionPersistence, { path, writeBatchMaxDelayMs: 5, ...config })

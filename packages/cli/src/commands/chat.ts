@@ -7,6 +7,7 @@
 
 import { randomBytes } from 'node:crypto'
 import type { AgentHandle, AgentOptions, AgentsService, ConfiguredAgent } from '@logbook/agent-loop'
+import { codeOf } from '@logbook/session'
 import type { App } from '../app/app.ts'
 import { DEMO_MODEL, DEMO_PROVIDER } from '../app/embedded.ts'
 import { expectPositionals } from '../args.ts'
@@ -14,7 +15,7 @@ import { sessionIdArg, withApp, type Command, type CommandContext } from '../com
 import { openChatInput, type ChatInput } from '../chat/terminal.ts'
 import { runSlash, type SlashContext } from '../chat/slash.ts'
 import { ChatView } from '../chat/view.ts'
-import { CliError, codeOf, oneLine, usageError } from '../errors.ts'
+import { CliError, oneLine, usageError } from '../errors.ts'
 
 /** Which session the chat is in. */
 type Start =

@@ -5,7 +5,7 @@
  * (ok, with a note).
  */
 
-import { bracketRelations } from '@logbook/compaction'
+import { bracketRelations } from '@logbook/compaction/invariant'
 import type { SessionEvent } from '@logbook/session'
 import type { Finding } from './types.ts'
 

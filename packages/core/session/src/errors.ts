@@ -24,9 +24,9 @@ export type SessionErrorCode =
 export type SessionForkErrorCode = 'SESSION_ALREADY_EXISTS' | 'SESSION_NOT_FOUND' | 'SESSION_NOT_LIVE' | 'INVALID_BOUNDARY'
 
 /**
- * The shared base of the coded error classes of other Logbook packages: `code` is set once, enumerable and
- * read-only, `name` is the concrete class name, and `options.cause` is passed to `Error` as given. A subclass narrows
- * `C` to its closed union and adds its own fields; it need not repeat this constructor.
+ * The base of every coded Logbook error: `code` is set once, enumerable and read-only, `name` is the concrete class
+ * name, and `options.cause` is passed to `Error` as given. A subclass narrows `C` to its closed union and adds its
+ * own fields; it need not repeat this constructor.
  */
 export class CodedError<C extends string> extends Error {
   declare readonly code: C
@@ -38,19 +38,13 @@ export class CodedError<C extends string> extends Error {
   }
 }
 
-/**
- * A session-core failure with a code and an exact one-line message; `index` names the seed entry when set. It
- * extends `Error` directly, as 01 §11 declares it.
- */
-export class SessionError extends Error {
-  declare readonly code: SessionErrorCode
+/** A session-core failure with a code and an exact one-line message; `index` names the seed entry when set. */
+export class SessionError extends CodedError<SessionErrorCode> {
   readonly index?: number
 
   constructor(code: SessionErrorCode, message: string, index?: number) {
-    super(message)
-    Object.defineProperty(this, 'code', { value: code, enumerable: true, writable: false })
+    super(code, message)
     if (index !== undefined) this.index = index
-    this.name = new.target.name
   }
 }
 
@@ -92,7 +86,31 @@ export function printValue(value: unknown): string {
   }
 }
 
-/** Exhaustiveness guard for closed unions. */
+const CODE = /^[A-Z][A-Z0-9_]*$/
+
+/** The `code` a thrown value carries when it is an UPPER_SNAKE string (every Logbook error's), else `undefined`. */
+export function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null | undefined)?.code
+  return typeof code === 'string' && CODE.test(code) ? code : undefined
+}
+
+/** The message of a thrown value: its `message` when that is a string (any `Error`), else `printValue(error)`. */
+export function messageOf(error: unknown): string {
+  const message = (error as { message?: unknown } | null | undefined)?.message
+  return typeof message === 'string' ? message : printValue(error)
+}
+
+/** A value for a message: a string JSON-quoted, an `Error` as its message, anything else as `printValue`. */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value)
+  if (value instanceof Error) return value.message
+  return printValue(value)
+}
+
+/**
+ * Exhaustiveness guard for closed unions: reached only when a value escaped its type.
+ * @throws Error `unexpected value <value>`.
+ */
 export function assertNever(value: never): never {
   throw new Error(`unexpected value ${printValue(value)}`)
 }

@@ -8,7 +8,7 @@ import { printValue, SessionForkError } from './errors.ts'
 import { assertSessionId } from './header.ts'
 import { headerFromMeta } from './seed.ts'
 import { Session } from './session.ts'
-import type SessionStore from './store.ts'
+import type SessionStore from './session-store.ts'
 import type { SessionEvent, SessionHeader, SessionId, SessionMeta } from './types.ts'
 
 /** What `forkSeed` returns: `create(childId, result)` builds the child. */
@@ -52,7 +52,7 @@ export function forkLive(store: SessionStore, source: Session | SessionId, bound
   const b = checkBoundary(parent.id, parent.events, boundary)
   const prefix = parent.forkPrefix(b)
   const tail = cutTail(prefix.events, b, prefix.index.lastTurnBoundary(b))
-  const id = childId ?? store.core.mintId()
+  const id = childId ?? store.hub.live.mintId()
   const header = headerFromMeta(id, childMeta(parent.header, b + 1))
   return store.adopt(Session.fromShared(id, { header, prefix, tail, inheritedEventCount: b + 1 }))
 }

@@ -4,12 +4,12 @@
  */
 
 import * as header from './header.ts'
-import SessionStore from './store.ts'
+import SessionStore from './session-store.ts'
 import type * as types from './types.ts'
 
 export default SessionStore
 export { SessionStore }
-export type { SessionEventCheck } from './store.ts'
+export type { SessionEventCheck } from './session-store.ts'
 
 export * from './types.ts'
 // The id casts share their names with the branded types (01 §1.1): one value and one type per name.
@@ -22,8 +22,13 @@ export type MessageId = types.MessageId
 /** Cast a string to a `CallId` (no check). */
 export const CallId = header.CallId
 export type CallId = types.CallId
-export { ChunkRowError, CodedError, SessionError, SessionForkError, SessionInvariantError } from './errors.ts'
+export {
+  assertNever, ChunkRowError, codeOf, CodedError, describeValue, messageOf, printValue, SessionError, SessionForkError,
+  SessionInvariantError,
+} from './errors.ts'
 export type { SessionErrorCode, SessionForkErrorCode } from './errors.ts'
+export { emitContained, isThenable, warnFailures } from './contain.ts'
+export type { DeliveryFailure, FailureSink } from './contain.ts'
 
 export { deepFreeze, isJsonValue, snapshotJsonValue } from './json.ts'
 export { jsonValueProblem, type JsonValueProblem } from './json-problem.ts'

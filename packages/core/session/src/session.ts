@@ -9,7 +9,7 @@ import { printValue, SessionError } from './errors.ts'
 import { eventsView } from './events-view.ts'
 import { NOT_JSON, snapshotFrozen } from './json.ts'
 import type { LogIndex } from './log-index.ts'
-import { callContained, type Listener, type Warner } from './notify.ts'
+import { callContained, type FailureSink, type Listener } from './contain.ts'
 import { payloadProblem } from './payload.ts'
 import {
   buildCreated, buildRestored, buildShared, type BuiltSession, type ForkPrefix, nextEventTime, type SharedSessionInit,
@@ -24,8 +24,12 @@ import { assertEventTypeName, isSurfaceType, unknownEventTypeError } from './voc
 /** A pre-commit check (§3.4): throw to veto; return a callback to run once the event commits. */
 export type SessionEventCheck = (session: Session, event: SessionEvent) => void | (() => void)
 
-/** @internal What an entered session needs from its store; implemented in `store-core.ts`. */
-export interface SessionHub extends Warner {
+/** @internal What an entered session needs from its store; implemented in `hub.ts`. */
+export interface SessionHub {
+  /** Log one line at warn level (the store's `ctx.logger('sessions')`). */
+  warn(text: string): void
+  /** Where a `session/event` listener's failure is logged. */
+  readonly failures: FailureSink
   isKnownEventType(type: string): boolean
   /** The checks in registration order (a snapshot: registering during an append does not affect it). */
   checks(): readonly SessionEventCheck[]
@@ -192,7 +196,10 @@ export class Session {
           }
         }
       }
-      for (let i = 0; i < listeners.length; i++) callContained(hub, 'session/event', listeners[i]!, this, candidate)
+      if (listeners.length > 0) {
+        const args = [this, candidate]
+        for (let i = 0; i < listeners.length; i++) callContained(hub.failures, 'session/event', listeners[i]!, this, args)
+      }
     } finally {
       link.appending = false
       if (link.detachRequested) link.hub.settle(link)
@@ -271,11 +278,6 @@ export class Session {
    */
   firstUnknownSeedEvent(isKnown: (type: string) => boolean): number {
     return this.index.firstUnknownRequired(this.firstLiveSeq, isKnown)
-  }
-
-  /** @internal The first `end` stored events as a plain array (the same frozen objects), e.g. for bulk reads. */
-  sharedPrefix(end: number): SessionEvent[] {
-    return this.log.slice(0, end)
   }
 
   /**

@@ -6,7 +6,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { SessionInvariantError } from './errors.ts'
 import type { Session } from './session.ts'
-import type {} from './store.ts'
+import type {} from './session-store.ts'
 import type { SessionEvent } from './types.ts'
 
 /** The relations one companion enforces, as a fold over a session's log from seq 0. */

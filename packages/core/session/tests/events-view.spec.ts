@@ -83,4 +83,33 @@ describe('the events view', () => {
       spy.restore()
     }
   })
+
+  it('S-144 slice on the view returns what Array.prototype.slice would, copied from the log, bounded by the view', () => {
+    const s = withEvents(6)
+    const view = s.events
+    appendAs(s, 'plugin/x', {})
+    const all = [...view]
+    const args: [unknown?, unknown?][] = [
+      [], [2], [2, 4], [-2], [-10, 3], [4, 2], [0, 100], [100], [1.7, 3.2], [Number.NaN, -1], ['1', '3'], [undefined, 2],
+    ]
+    for (const [start, end] of args) {
+      const expected = Array.prototype.slice.call(all, start as number, end as number)
+      const actual = (view.slice as (a?: unknown, b?: unknown) => unknown[])(start, end)
+      expect(actual).toEqual(expected)
+      expect(actual.every((event, i) => event === expected[i])).toBe(true)
+      expect(Array.isArray(actual) && !Object.isFrozen(actual)).toBe(true)
+    }
+    expect(view.slice()).toHaveLength(6) // the older view keeps its length
+    // One copy of the backing log (7 events), not a read through the 6-event view's traps.
+    const spy = spyArrayCopies(value => Array.isArray(value) && (value as unknown[]).length === 7, 'receiver')
+    try {
+      view.slice(1, 3)
+      expect(spy.counts.slice).toBe(1)
+    } finally {
+      spy.restore()
+    }
+    const copy = view.slice()
+    copy.push(view[0]!)
+    expect(view).toHaveLength(6)
+  })
 })

@@ -288,7 +288,7 @@ describe('live fork', () => {
     const LONG = 1000
     // Copies are counted by the length of what they produce or read; a short slice of the long log is fine.
     const spy = spyArrayCopies(value => Array.isArray(value) && value.length >= LONG, 'result')
-    const lookups = vi.spyOn(store.core, 'isKnownEventType')
+    const lookups = vi.spyOn(store.hub, 'isKnownEventType')
     let child: Session
     try {
       child = store.fork(parent, 3000)

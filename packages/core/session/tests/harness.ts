@@ -1,21 +1,15 @@
 /** Shared builders for the session-core behaviour tests: a real Cordis app with the store, and event payloads. */
 
-import { Context, Logger, type Exporter } from '@deepseek-ai/cordis'
+import type { Context } from '@deepseek-ai/cordis'
+import { testApp, thrown as kitThrown } from '@logbook/test-kit'
 import SessionStore, {
   type AssistantMessage, CallId, deriveEventMessage, foldSurface, type Message, MessageId, Session, type SessionEvent,
   SessionId, type SystemMessage, type ToolResultMessage, type UserMessage,
 } from '../src/index.ts'
 
-/** A real app with the store loaded and every log line (warn and above) captured as formatted text. */
+/** A real app with the store loaded and every log line captured as formatted text. */
 export async function makeApp(): Promise<{ app: Context; store: SessionStore; logs: string[] }> {
-  const app = new Context()
-  const logs: string[] = []
-  const exporter: Exporter = {
-    colors: false,
-    levels: { default: 3 },
-    export: message => logs.push(Logger.format(exporter, message)),
-  }
-  app.logger.exporter(exporter)
+  const { app, logs } = testApp()
   await app.plugin(SessionStore)
   return { app, store: app.sessions, logs }
 }
@@ -71,15 +65,10 @@ export function appendSystem(s: Session, id: string, text = 'be brief'): number 
   return s.append('system/message', systemMsg(id, text), { surfaceOp: 'append' }).seq
 }
 
+type Thrown = { code?: string; message: string; index?: number; name: string }
+
 /** The error `fn` throws (the test fails when it does not throw). */
-export function thrown(fn: () => unknown): { code?: string; message: string; index?: number; name: string } {
-  try {
-    fn()
-  } catch (error) {
-    return error as { code?: string; message: string; index?: number; name: string }
-  }
-  throw new Error('expected a throw')
-}
+export const thrown = (fn: () => unknown): Thrown => kitThrown<Thrown>(fn)
 
 /** Assert `fn` throws a `SessionError` with exactly this code and message. */
 export function expectError(fn: () => unknown, code: string, message: string): { index?: number } {

@@ -1,15 +1,8 @@
 import { Context } from '@deepseek-ai/cordis'
 import { describe, expect, it } from 'vitest'
+import { deferred } from '@logbook/test-kit'
 import SessionStore, { Session } from '../src/index.ts'
 import { appendAs, ev, expectError, makeApp, published, sid, thrown } from './harness.ts'
-
-/** A promise with its settle functions (Node 20 has no `Promise.withResolvers`). */
-function deferred(): { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } {
-  let resolve!: () => void
-  let reject!: (error: unknown) => void
-  const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej })
-  return { promise, resolve, reject }
-}
 
 const tick = (): Promise<void> => new Promise(resolve => setImmediate(resolve))
 

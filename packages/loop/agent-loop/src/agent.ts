@@ -18,7 +18,7 @@ import { runTurn, type TurnContext } from './turn.ts'
 import type {
   AgentCancelKind, AgentHandle, AgentOptions, AgentStatus, CancelOptions, MaintenanceLease, TurnResult,
 } from './types.ts'
-import { nextTurnNumber } from './util.ts'
+import { nextTurnNumber } from './log-scan.ts'
 
 interface Queued {
   readonly input: TurnInput

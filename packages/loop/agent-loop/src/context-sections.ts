@@ -6,9 +6,9 @@
 
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
+import { messageOf } from '@logbook/session'
 import { AgentError } from './errors.ts'
 import type { ContextSection, ContextSectionInput, RuntimeContextConfig } from './types.ts'
-import { messageOf } from './util.ts'
 
 /** Names of the built-in sections, in rendering order. */
 export const BUILTIN_SECTIONS: readonly string[] = Object.freeze(['instructions', 'cwd', 'date'])

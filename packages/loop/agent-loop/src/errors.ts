@@ -23,8 +23,3 @@ export type AgentErrorCode =
 
 /** A refused agent operation; `code` is from a closed list (read-only), `cause` as given. */
 export class AgentError extends CodedError<AgentErrorCode> {}
-
-/** Exhaustiveness guard for closed unions. */
-export function assertNever(value: never): never {
-  throw new Error(`unexpected value ${String(value)}`)
-}

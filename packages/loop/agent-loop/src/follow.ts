@@ -5,8 +5,7 @@
  */
 
 import type { Context } from '@deepseek-ai/cordis'
-import type { Session, SessionEvent } from '@logbook/session'
-import { messageOf } from './util.ts'
+import { messageOf, type Session, type SessionEvent } from '@logbook/session'
 
 /** Something that follows one live session's committed events. */
 export interface SessionFollower {

@@ -44,8 +44,6 @@ export default AgentsService
 
 export { AgentsService }
 export { AgentError, type AgentErrorCode } from './errors.ts'
-export { AgentLoopConfigSchema } from './config.ts'
-export { resolveOptions, validateOptions } from './options.ts'
 export { BUILTIN_SECTIONS } from './context-sections.ts'
 export { INPUT_QUEUED_EVENT } from './input.ts'
 export { isRuntimeContextMessage, retainedRuntimeContext, RUNTIME_CONTEXT_KIND } from './runtime-context.ts'

@@ -9,10 +9,9 @@
  */
 
 import {
-  assertSessionEvent, isAppendSurfaceEvent, type MessageId, type Session, type SessionEvent, type UserMessage,
+  assertSessionEvent, isAppendSurfaceEvent, messageOf, type MessageId, type Session, type SessionEvent, type UserMessage,
 } from '@logbook/session'
 import { AgentError } from './errors.ts'
-import { messageOf } from './util.ts'
 import type { QueuedInput } from './types.ts'
 
 /** The log-only event type of queued input. */

@@ -15,7 +15,7 @@ import { createHost, publishOn, type SessionHost } from './host.ts'
 import { checkPartialOptions, resolveOptions, validateOptions } from './options.ts'
 import type { LoopRuntime } from './runtime.ts'
 import type { AgentOptions, CreateAgentInput, ForkAgentInput } from './types.ts'
-import { newestHeader } from './util.ts'
+import { newestHeader } from './log-scan.ts'
 
 function invalidId(id: unknown): SessionError {
   return new SessionError('INVALID_SESSION_ID', `invalid session id "${String(id)}"`)

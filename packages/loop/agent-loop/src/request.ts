@@ -6,7 +6,20 @@
 import type { RequestConfig, RequestHeader, Session, ToolSchema } from '@logbook/session'
 import type { LoopRuntime } from './runtime.ts'
 import type { AgentOptions } from './types.ts'
-import { jsonEqual } from './util.ts'
+
+/** Structural equality of JSON values (lossless JSON, 01 §3.2), key order ignored; absent equals `undefined`. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]))
+  }
+  const left = a as { readonly [key: string]: unknown }
+  const right = b as { readonly [key: string]: unknown }
+  const keys = Object.keys(left).filter(key => left[key] !== undefined)
+  return keys.length === Object.keys(right).filter(key => right[key] !== undefined).length
+    && keys.every(key => Object.hasOwn(right, key) && jsonEqual(left[key], right[key]))
+}
 
 /** `{ provider, model, maxTokens? }` of `options`. */
 export function requestConfig(options: AgentOptions): RequestConfig {

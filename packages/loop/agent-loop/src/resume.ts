@@ -15,7 +15,8 @@ import { bindAgent } from './lifecycle.ts'
 import { checkPartialOptions, resolveOptions } from './options.ts'
 import type { LoopRuntime } from './runtime.ts'
 import type { ResumeAgentInput } from './types.ts'
-import { messageOf, newestHeader } from './util.ts'
+import { messageOf } from '@logbook/session'
+import { newestHeader } from './log-scan.ts'
 
 /** One signal for the caller's signal, the owner fiber's unload and the loop's teardown (02 §4.3 step 1). */
 function fuseSignal(signal: AbortSignal | undefined, owner: Context, runtime: LoopRuntime): { signal: AbortSignal; dispose(): void } {

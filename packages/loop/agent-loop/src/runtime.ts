@@ -6,15 +6,12 @@
 
 import type { Context } from '@deepseek-ai/cordis'
 import type { LlmService } from '@logbook/llm'
-import type { Session, SessionEvent, SessionStore } from '@logbook/session'
+import { emitContained, type Session, type SessionEvent, type SessionStore, warnFailures } from '@logbook/session'
 import type { SessionPersistence } from '@logbook/session-persistence'
 import type { ToolsService } from '@logbook/tools'
 import { ContextSections } from './context-sections.ts'
 import { SessionFollowers } from './follow.ts'
 import type { AgentLoopConfig } from './types.ts'
-import { messageOf } from './util.ts'
-
-type Listener = (...args: unknown[]) => unknown
 
 /** Something the runtime disposes at factory teardown. */
 export interface Disposable {
@@ -39,6 +36,8 @@ export class LoopRuntime {
   private readonly releaseWaiters = new Map<string, (() => void)[]>()
   private readonly log: ReturnType<Context['logger']>
   private readonly warned = new Set<string>()
+  /** Logs a contained listener failure as `<event> listener threw: <error>`. */
+  private readonly failures = warnFailures(text => this.warn(text))
 
   constructor(readonly ctx: Context, readonly config: AgentLoopConfig) {
     this.log = ctx.logger('agents')
@@ -122,23 +121,6 @@ export class LoopRuntime {
 
   /** Deliver `name` to each listener, containing (and logging) each listener's failure. */
   emitContained(name: string, ...payload: unknown[]): void {
-    const args: unknown[] = [name, ...payload]
-    let callbacks: Listener[]
-    try {
-      callbacks = this.ctx.events.dispatch('emit', args) as Listener[]
-    } catch (error) {
-      this.warn(`${name} dispatch failed: ${messageOf(error)}`)
-      return
-    }
-    for (const callback of callbacks) {
-      try {
-        const result = callback(...args) as { then?: unknown } | undefined
-        if (typeof result?.then === 'function') {
-          (result as Promise<unknown>).then(undefined, (error: unknown) => this.warn(`${name} listener rejected: ${messageOf(error)}`))
-        }
-      } catch (error) {
-        this.warn(`${name} listener threw: ${messageOf(error)}`)
-      }
-    }
+    emitContained(this.ctx.events, this.failures, name, payload)
   }
 }

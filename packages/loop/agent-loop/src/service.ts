@@ -6,7 +6,7 @@
 
 import { randomUUID } from 'node:crypto'
 import { type Context, Service } from '@deepseek-ai/cordis'
-import type { SessionEvent, SessionId } from '@logbook/session'
+import { messageOf, type SessionEvent, type SessionId } from '@logbook/session'
 import { Agent } from './agent.ts'
 import { AgentLoopConfigSchema } from './config.ts'
 import { AgentError } from './errors.ts'
@@ -18,7 +18,6 @@ import type {
   AgentHandle, AgentLoopConfig, AgentOptions, ConfiguredAgent, ContextSection, CreateAgentInput, ForkAgentInput,
   ResumeAgentInput, WatchOptions,
 } from './types.ts'
-import { messageOf } from './util.ts'
 import { watchSession } from './watch.ts'
 
 function entryOptions(entry: ConfiguredAgent): AgentOptions {

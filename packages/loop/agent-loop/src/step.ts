@@ -5,6 +5,7 @@
  */
 
 import { assembleMessage, hasVisibleText, requestFromSession, type ModelSource } from '@logbook/llm'
+import { codeOf, messageOf } from '@logbook/session'
 import type {
   AssistantMessage, LlmFailure, MessageId, StreamChunk, TokenUsage, ToolCallBlock, TurnEndReason,
 } from '@logbook/session'
@@ -13,7 +14,6 @@ import { allowedSchemas, logRequestRecords, requestConfig } from './request.ts'
 import { ensureRuntimeContext } from './runtime-context.ts'
 import { runTools } from './tool-runner.ts'
 import type { RequestErrorDecision, RequestErrorPayload } from './types.ts'
-import { codeOf, messageOf } from './util.ts'
 
 /** How a step ended: whether tools were called, and a reason when the step ends the turn. */
 export interface StepOutcome {

@@ -7,14 +7,8 @@
  */
 
 import type { CallId, MessageId, ToolCallBlock, ToolResultMessage, TurnEndReason } from '@logbook/session'
-import { errorOutcome, unknownToolMessage, type ToolOutcome } from '@logbook/tools'
+import { errorOutcome, thrownOutcome, unknownToolMessage, type ToolOutcome } from '@logbook/tools'
 import { abortedReason, errorReason, type TurnState } from './reasons.ts'
-import { messageOf } from './util.ts'
-
-function nameOf(error: unknown): string {
-  const name = (error as { name?: unknown } | null | undefined)?.name
-  return typeof name === 'string' && name !== '' ? name : 'ToolError'
-}
 
 /** The outcome of a call cancelled before its body was dispatched. */
 function notDispatched(): ToolOutcome {
@@ -109,7 +103,7 @@ class StepTools {
       }
       // The seam never throws; should a replacement `tools` service do so, the call still gets an outcome and the
       // group's workers never reject (a rejected worker would let the turn close while other bodies still run).
-      running.then(settle, (error: unknown) => settle(errorOutcome('TOOL_ERROR', messageOf(error), nameOf(error))))
+      running.then(settle, (error: unknown) => settle(thrownOutcome('TOOL_ERROR', error)))
     })
   }
 

@@ -4,15 +4,14 @@
  * model stops calling tools, a step ends the turn, `maxSteps` is reached or the turn is cancelled; `turn/end` last.
  */
 
-import type { MessageId, Session, SystemMessage, TurnEndReason, UserMessage } from '@logbook/session'
+import { assertNever, codeOf, messageOf, type MessageId, type Session, type SystemMessage, type TurnEndReason, type UserMessage } from '@logbook/session'
 import { queuedMessage, type TurnInput } from './input.ts'
 import { abortedReason, errorReason, type TurnContext, type TurnState } from './reasons.ts'
 import { ensureRuntimeContext } from './runtime-context.ts'
 import { allowedSchemas, requestConfig, systemText } from './request.ts'
 import { runStep } from './step.ts'
 import type { AgentCancelKind, PreStepPayload, PreStepRequest, TurnResult } from './types.ts'
-import { assertNever } from './errors.ts'
-import { codeOf, messageOf, nextTurnNumber } from './util.ts'
+import { nextTurnNumber } from './log-scan.ts'
 
 export type { TurnContext } from './reasons.ts'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { AgentLoopConfigSchema } from '../src/index.ts'
+import { AgentLoopConfigSchema } from '../src/config.ts'
 import { boot, ofType } from './helpers.ts'
 
 describe('config and startConfigured()', () => {

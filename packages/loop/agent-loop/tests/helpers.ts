@@ -1,6 +1,6 @@
 /** Shared builders for the loop tests: a real app with store, companions, llm + scripted model, tools and the loop. */
 
-import { Context, Logger, type Exporter, type Fiber } from '@deepseek-ai/cordis'
+import type { Context, Fiber } from '@deepseek-ai/cordis'
 import Llm from '@logbook/llm'
 import SessionStore, { type Session, type SessionEvent } from '@logbook/session'
 import * as SessionInvariant from '@logbook/session/invariant'
@@ -8,6 +8,7 @@ import MemorySessionPersistence from '@logbook/session-persistence'
 import Tools, { type ToolDefinition } from '@logbook/tools'
 import * as Scripted from '@logbook/llm-scripted'
 import type { ScriptEntry } from '@logbook/llm-scripted'
+import { testApp } from '@logbook/test-kit'
 import Agents, { type AgentLoopConfig } from '../src/index.ts'
 import * as LoopInvariant from '../src/invariant.ts'
 
@@ -33,14 +34,7 @@ export interface Env {
 
 /** A real app: store, both companions, persistence (optional), llm, the scripted model, tools and the loop. */
 export async function boot(options: BootOptions): Promise<Env> {
-  const app = new Context()
-  const logs: string[] = []
-  const exporter: Exporter = {
-    colors: false,
-    levels: { default: 3 },
-    export: message => logs.push(Logger.format(exporter, message)),
-  }
-  app.logger.exporter(exporter)
+  const { app, logs } = testApp()
   await app.plugin(SessionStore)
   await app.plugin(SessionInvariant)
   await app.plugin(LoopInvariant)
@@ -58,17 +52,6 @@ export async function boot(options: BootOptions): Promise<Env> {
 }
 
 export const OPTIONS = { provider: 'scripted', model: 'm1' } as const
-
-/** The log as type names, with each run of `assistant/chunk`s collapsed to `chunks`. */
-export function shape(events: readonly SessionEvent[], from = 0): string[] {
-  const out: string[] = []
-  for (const event of events.slice(from)) {
-    const name = event.type === 'assistant/chunk' ? 'chunks' : event.type
-    if (name === 'chunks' && out.at(-1) === 'chunks') continue
-    out.push(name)
-  }
-  return out
-}
 
 /** The events of `session` of one type. */
 export function ofType<T extends SessionEvent['type']>(session: Session, type: T): SessionEvent<T>[] {
@@ -97,24 +80,4 @@ export function untilAborted(name: string, started: { resolve(): void }, message
   }) })
 }
 
-/** A promise with its resolver, for tools and listeners the test releases. */
-export function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void } {
-  let resolve!: (value: T) => void
-  const promise = new Promise<T>(r => { resolve = r })
-  return { promise, resolve }
-}
-
-/** Resolve after every pending microtask and the next macrotask. */
-export function tick(ms = 0): Promise<void> {
-  return new Promise(resolve => setTimeout(resolve, ms))
-}
-
-/** The error `promise` rejects with (the test fails when it resolves). */
-export async function rejection(promise: Promise<unknown>): Promise<{ code?: string; message: string; name: string; cause?: unknown }> {
-  try {
-    await promise
-  } catch (error) {
-    return error as { code?: string; message: string; name: string }
-  }
-  throw new Error('expected a rejection')
-}
+export { deferred, rejection, shape, tick } from '@logbook/test-kit'

@@ -3,7 +3,8 @@
  * rethrown, a cancellation stays silent, and anything else only warns so the turn continues.
  */
 
-import { isCompactionError, messageOf } from '@logbook/compaction'
+import { isCompactionError } from '@logbook/compaction'
+import { messageOf } from '@logbook/session'
 import type { CompactionHost } from './host.ts'
 
 /**

@@ -11,11 +11,9 @@ import { BasicCompaction } from './service.ts'
 export default BasicCompaction
 
 export { BasicCompaction }
-export { Config, DEFAULTS, resolveConfig } from './config.ts'
+export { Config } from './config.ts'
 export type { CompactionBasicConfig, CompactionBasicConfigInput, ContextWindowEntry, PruneConfig } from './config.ts'
-export { CompactionConfigError, PACKAGE_NAME, type CompactionConfigErrorCode } from './errors.ts'
-export { createSummarizer, INSTRUCTION_MESSAGE, INSTRUCTION_VERSION, SUMMARY_INSTRUCTION } from './summarizer.ts'
+export { CompactionConfigError, type CompactionConfigErrorCode } from './errors.ts'
+export { createSummarizer, INSTRUCTION_VERSION, SUMMARY_INSTRUCTION } from './summarizer.ts'
 export type { SummarizerOptions, SummaryTarget } from './summarizer.ts'
-export { pruneContent, pruneMarker, pruneSession } from './prune.ts'
-export type { PrunedContent, PrunedResult, PruneLimits, PruneOptions, PruneReport } from './prune.ts'
-export { OverflowCounter } from './overflow.ts'
+export type { PrunedResult, PruneReport } from './prune.ts'

@@ -2,7 +2,8 @@ import { Context } from '@deepseek-ai/cordis'
 import Llm from '@logbook/llm'
 import SessionStore from '@logbook/session'
 import { describe, expect, it } from 'vitest'
-import BasicCompaction, { CompactionConfigError, DEFAULTS, resolveConfig } from '../src/index.ts'
+import { DEFAULTS, resolveConfig } from '../src/config.ts'
+import BasicCompaction, { CompactionConfigError } from '../src/index.ts'
 
 const message = (path: string, reason: string) => `invalid config for @logbook/compaction-basic: ${path}: ${reason}`
 

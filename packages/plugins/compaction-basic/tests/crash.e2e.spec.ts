@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { cutPoints, entryState } from '@logbook/compaction'
+import { entryState } from '@logbook/compaction'
 import { foldSurface } from '@logbook/session'
 import Jsonl from '@logbook/session-persistence-jsonl'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -61,7 +61,7 @@ describe('a crash inside a compaction bracket', () => {
     ])
     // The surface is valid (a fold of the log reproduces it) and tool-paired.
     expect(foldSurface(s.events).nodes).toEqual([...s.surface.nodes])
-    expect(cutPoints(s).at(-1)).toBe(true)
+    expect(env.compaction.cutPoints(s).at(-1)).toBe(true)
     expect(pairingProblems(s.deriveMessages())).toEqual([])
     expect((await agent.send('carry on')).reason).toEqual({ kind: 'completed' })
     await agent.dispose()

@@ -3,7 +3,7 @@
  * scripted model, tools, the loop and `BasicCompaction`; plus helpers to read what happened.
  */
 
-import { Context, Logger, type Exporter, type Fiber } from '@deepseek-ai/cordis'
+import type { Context, Fiber } from '@deepseek-ai/cordis'
 import Agents, { type AgentHandle, type AgentLoopConfig, type AgentOptions } from '@logbook/agent-loop'
 import * as LoopInvariant from '@logbook/agent-loop/invariant'
 import * as CompactionInvariant from '@logbook/compaction/invariant'
@@ -12,6 +12,7 @@ import SessionStore, { type Message, type Session, type SessionEvent } from '@lo
 import * as SessionInvariant from '@logbook/session/invariant'
 import * as Scripted from '@logbook/llm-scripted'
 import type { ScriptEntry } from '@logbook/llm-scripted'
+import { testApp, shape as typeNames } from '@logbook/test-kit'
 import Tools, { type ToolDefinition } from '@logbook/tools'
 import BasicCompaction, { type CompactionBasicConfigInput } from '../src/index.ts'
 import * as BasicInvariant from '../src/invariant.ts'
@@ -41,10 +42,7 @@ export interface Env {
 
 /** A real app: store, the four companions, persistence (optional), llm, scripted model, tools, loop, compaction. */
 export async function boot(options: BootOptions): Promise<Env> {
-  const app = new Context()
-  const logs: string[] = []
-  const exporter: Exporter = { colors: false, levels: { default: 3 }, export: message => logs.push(Logger.format(exporter, message)) }
-  app.logger.exporter(exporter)
+  const { app, logs } = testApp()
   await app.plugin(SessionStore)
   await app.plugin(SessionInvariant)
   await app.plugin(LoopInvariant)
@@ -93,13 +91,7 @@ export function tool(name: string, text: string | (() => string)): ToolDefinitio
 
 /** Type names of `session.events` from `from`, with runs of chunks collapsed to `chunks`. */
 export function shape(session: Session, from = 0): string[] {
-  const out: string[] = []
-  for (const event of session.events.slice(from)) {
-    const name = event.type === 'assistant/chunk' ? 'chunks' : event.type
-    if (name === 'chunks' && out.at(-1) === 'chunks') continue
-    out.push(name)
-  }
-  return out
+  return typeNames(session.events, from)
 }
 
 /** The events of one type. */
@@ -107,15 +99,7 @@ export function ofType<T extends SessionEvent['type']>(session: Session, type: T
   return session.events.filter(event => event.type === type) as unknown as SessionEvent<T>[]
 }
 
-/** The error a promise rejects with; fails when it resolves. */
-export async function rejection(promise: Promise<unknown>): Promise<Error & { code?: string; cause?: unknown }> {
-  try {
-    await promise
-  } catch (error) {
-    return error as Error & { code?: string }
-  }
-  throw new Error('expected a rejection')
-}
+export { rejection } from '@logbook/test-kit'
 
 /** Log lines that contain `text`. */
 export function warnings(env: Env, text: string): string[] {

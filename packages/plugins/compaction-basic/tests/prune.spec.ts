@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { CallId, MessageId, type ToolResultBlock } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
-import { DEFAULTS, pruneContent, pruneMarker } from '../src/index.ts'
+import { DEFAULTS } from '../src/config.ts'
+import { pruneContent, pruneMarker } from '../src/prune.ts'
 import { agent, boot, ofType, rejection } from './helpers.ts'
 
 const block = (content: ToolResultBlock['content']): ToolResultBlock => ({ type: 'tool-result', toolCallId: CallId('c1'), content })

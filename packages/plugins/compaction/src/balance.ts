@@ -6,7 +6,6 @@
 import type { Session, SessionEvent } from '@logbook/session'
 import { CompactionError } from './errors.ts'
 import { logOf } from './log.ts'
-import type { BalanceCacheStats } from './types.ts'
 
 /** The per-session cache of §2.3; `counters[i]` is the counter before node i (length `nodeCount + 1`). */
 interface BalanceCache {
@@ -137,6 +136,12 @@ export function balancedAfter(session: Session, seq: number): boolean {
  */
 export function cutPoints(session: Session): boolean[] {
   return balanceView(session).counters.map(counter => counter === 0)
+}
+
+/** Counters of the per-session `BalanceCache`, read by tests (§2.3); not part of the package's API. */
+export interface BalanceCacheStats {
+  readonly rebuilds: number
+  readonly nodesRead: number
 }
 
 /** How often `session`'s balance cache was rebuilt and how many nodes it has read in total (for tests). */

@@ -60,18 +60,3 @@ export function noOpenTurnError(): CompactionError {
 export function isCompactionError(value: unknown): value is CompactionError {
   return value instanceof CompactionError
 }
-
-/** The message of any thrown value, for error texts (`String(x)` for non-errors). */
-export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message
-  try {
-    return String(error)
-  } catch {
-    return Object.prototype.toString.call(error)
-  }
-}
-
-/** Exhaustiveness guard for closed unions. */
-export function assertNever(value: never): never {
-  throw new Error(`unexpected value ${String(value)}`)
-}

@@ -25,20 +25,15 @@ export function apply(ctx: Context): void {
   registerCompactionEventTypes(ctx)
 }
 
-export { CompactionService, registerCompactionEventTypes }
-export { COMPACTION_EVENT_TYPES, type CompactionEventType } from './events.ts'
-export {
-  CHECKPOINT_ID_PREFIX, CHECKPOINT_PREAMBLE, CHECKPOINT_SOURCE, checkpointMessage, frameSummary, isCompactionCheckpoint,
-} from './checkpoint.ts'
+export { CompactionService }
+export type { CompactionEventType } from './events.ts'
+export { CHECKPOINT_PREAMBLE, SUMMARY_NODE_ID_PREFIX, isCompactionCheckpoint } from './summary-node.ts'
 export { entryState } from './entry-state.ts'
-export { logOf, observeEvent } from './log.ts'
-export { bracketRelations, type Bracket, type BracketTrace } from './invariant.ts'
-export { balanceCacheStats, balancedAfter, balancedBefore, cutPoints } from './balance.ts'
-export { measureSession, priceEvent } from './measure.ts'
-export { selectSpan } from './select.ts'
-export { cancelledError, runRegion, type RegionDeps } from './region.ts'
+export { measureSession } from './measure.ts'
+export { logOf } from './log.ts'
+export { cancelledError } from './region.ts'
 export {
-  assertNever, COMPACTION_ERROR_CODES, CompactionError, isCompactionError, ManualCompactionError, messageOf,
-  noOpenTurnError, type CompactionErrorCode, type CompactionErrorOptions, type ManualCompactionErrorCode,
+  COMPACTION_ERROR_CODES, CompactionError, isCompactionError, ManualCompactionError, noOpenTurnError,
+  type CompactionErrorCode, type CompactionErrorOptions, type ManualCompactionErrorCode,
 } from './errors.ts'
 export type * from './types.ts'

@@ -5,7 +5,7 @@
 
 import type { Context } from '@deepseek-ai/cordis'
 import { enforceTracedRelations, type SessionEvent, type TracedRelations } from '@logbook/session'
-import { CHECKPOINT_ID_PREFIX, isCompactionCheckpoint } from './checkpoint.ts'
+import { SUMMARY_NODE_ID_PREFIX, isCompactionCheckpoint } from './summary-node.ts'
 
 /** The plugin name. */
 export const name = 'compaction-invariant'
@@ -74,7 +74,7 @@ function violation(trace: BracketTrace, event: SessionEvent): string | undefined
       return summaryViolation(trace, event.data)
     case 'user/message': {
       if (!isCompactionCheckpoint(event)) return undefined
-      const id = event.data.id.slice(CHECKPOINT_ID_PREFIX.length)
+      const id = event.data.id.slice(SUMMARY_NODE_ID_PREFIX.length)
       const open = namesOpen(trace, `checkpoint ${event.data.id}`, id)
       if (open !== undefined) return open
       if (!trace.bracket!.summary) return `checkpoint ${event.data.id} comes before its compaction/summary`

@@ -5,11 +5,11 @@
 
 import { randomUUID } from 'node:crypto'
 import type { TokenEstimator } from '@logbook/llm'
-import { deriveEventMessage, type Message, type Session, type SessionEvent, type ToolSchema } from '@logbook/session'
+import { deriveEventMessage, type Message, messageOf, type Session, type SessionEvent, type ToolSchema } from '@logbook/session'
 import { balanceView } from './balance.ts'
-import { checkpointMessage } from './checkpoint.ts'
+import { summaryNodeMessage } from './summary-node.ts'
 import { entryState } from './entry-state.ts'
-import { CompactionError, isCompactionError, messageOf, noOpenTurnError } from './errors.ts'
+import { CompactionError, isCompactionError, noOpenTurnError } from './errors.ts'
 import { logOf } from './log.ts'
 import { nodePrice, pricesFor } from './measure.ts'
 import type { CompactionResult, CompactionSummaryData, RegionOptions, SummarizeOutput } from './types.ts'
@@ -157,7 +157,7 @@ export async function runRegion(deps: RegionDeps, options: RegionOptions): Promi
   try {
     const output = await summarise(options, prepared)
     if (typeof output?.summary !== 'string') throw new CompactionError('SUMMARY_FAILED', 'summarizer returned no summary text')
-    const checkpoint = checkpointMessage(compactionId, output.summary)
+    const checkpoint = summaryNodeMessage(compactionId, output.summary)
     const summaryTokenCount = deps.estimator.message(checkpoint)
     if (summaryTokenCount >= prepared.shadowedTokenCount) {
       throw new CompactionError('SUMMARY_FAILED', 'summary is not smaller than the span it replaces '

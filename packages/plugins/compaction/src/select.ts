@@ -5,7 +5,7 @@
 
 import type { Session } from '@logbook/session'
 import { balanceView } from './balance.ts'
-import { isCompactionCheckpoint } from './checkpoint.ts'
+import { isCompactionCheckpoint } from './summary-node.ts'
 import { logOf } from './log.ts'
 import type { Measurement, Span } from './types.ts'
 

@@ -7,7 +7,7 @@ import { type Context, Service } from '@deepseek-ai/cordis'
 import type { AgentHandle } from '@logbook/agent-loop'
 import { tokenEstimatorOf, type TokenEstimator } from '@logbook/llm'
 import type { Session, ToolSchema } from '@logbook/session'
-import { balanceCacheStats, balancedAfter, balancedBefore, cutPoints } from './balance.ts'
+import { balancedAfter, balancedBefore, cutPoints } from './balance.ts'
 import { entryState } from './entry-state.ts'
 import { COMPACTION_EVENT_TYPES } from './events.ts'
 import { observeEvent } from './log.ts'
@@ -15,7 +15,7 @@ import { measureSession } from './measure.ts'
 import { runRegion } from './region.ts'
 import { selectSpan } from './select.ts'
 import type {
-  BalanceCacheStats, CompactionResult, CompactRegionOptions, CompactNowOptions, EntryState,
+  CompactionResult, CompactRegionOptions, CompactNowOptions, EntryState,
   Measurement, RegionOptions, Span,
 } from './types.ts'
 
@@ -73,10 +73,6 @@ export abstract class CompactionService extends Service {
     return cutPoints(session)
   }
 
-  /** §2.3 cache counters, for tests. */
-  balanceCacheStats(session: Session): BalanceCacheStats {
-    return balanceCacheStats(session)
-  }
 
   /**
    * §2.6 the region transaction with this context's estimator; `flushAfter` flushes through `ctx.sessions`.

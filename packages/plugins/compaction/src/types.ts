@@ -97,12 +97,6 @@ export interface Span {
   readonly end: number
 }
 
-/** Counters of the per-session `BalanceCache`, for tests (§2.3). */
-export interface BalanceCacheStats {
-  readonly rebuilds: number
-  readonly nodesRead: number
-}
-
 /** What a summariser is asked to condense (§2.6 item 5). */
 export interface SummarizeInput {
   /** The span's derived messages, in surface order. */

@@ -1,6 +1,7 @@
 import { CallId, MessageId, Session, SessionId } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
-import { balanceCacheStats, balancedAfter, balancedBefore, CompactionError, cutPoints } from '../src/index.ts'
+import { balanceCacheStats, balancedAfter, balancedBefore, cutPoints } from '../src/balance.ts'
+import { CompactionError } from '../src/index.ts'
 import { agentOf, boot, filler, LogBuilder } from './helpers.ts'
 
 describe('tool-pairing balance', () => {

@@ -1,6 +1,6 @@
 /** Shared test builders for the compaction seam: a real Cordis app, a scripted summariser, and a log builder. */
 
-import { Context, Logger, type Exporter } from '@deepseek-ai/cordis'
+import type { Context } from '@deepseek-ai/cordis'
 import Llm from '@logbook/llm'
 import SessionStore, {
   CallId, MessageId, SessionId, type Session, type SessionEvent, type StreamChunk, type TokenUsage, type UserMessage,
@@ -8,6 +8,7 @@ import SessionStore, {
 import * as SessionInvariant from '@logbook/session/invariant'
 import type { AgentHandle } from '@logbook/agent-loop'
 import * as Scripted from '@logbook/llm-scripted'
+import { testApp } from '@logbook/test-kit'
 import {
   cancelledError, CompactionService, type CompactionResult, type CompactRegionOptions, type Summarize,
 } from '../src/index.ts'
@@ -69,10 +70,7 @@ export interface TestApp {
 
 /** A real app: store, both companions, the llm seam with a scripted model answering with `script`, the service. */
 export async function boot(script: Scripted.ScriptEntry[] = [{ text: 'short summary', repeat: true }]): Promise<TestApp> {
-  const app = new Context()
-  const logs: string[] = []
-  const exporter: Exporter = { colors: false, levels: { default: 3 }, export: message => logs.push(Logger.format(exporter, message)) }
-  app.logger.exporter(exporter)
+  const { app, logs } = testApp()
   await app.plugin(SessionStore)
   await app.plugin(SessionInvariant)
   await app.plugin(CompactionInvariant)

@@ -2,7 +2,8 @@ import { Context } from '@deepseek-ai/cordis'
 import SessionStore, { MessageId, type Session, SessionId, SessionInvariantError } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
 import * as Compaction from '../src/index.ts'
-import { checkpointMessage } from '../src/index.ts'
+import { summaryNodeMessage } from '../src/summary-node.ts'
+import { COMPACTION_EVENT_TYPES } from '../src/events.ts'
 import * as CompactionInvariant from '../src/invariant.ts'
 import { boot, LogBuilder } from './helpers.ts'
 
@@ -64,15 +65,15 @@ describe('@logbook/compaction/invariant', () => {
     s.append('compaction/start', { compactionId: 'a', turn: 1, trigger: 'explicit' })
     expect(() => s.append('compaction/end', { compactionId: 'a', turn: 1 }))
       .toThrow(veto(s, 'compaction/end without error for a needs its summary and checkpoint'))
-    expect(() => s.append('user/message', checkpointMessage('a', 'early'), { surfaceOp: { op: 'replace', start: user, end: user }, sourceEventSeqs: [user] }))
+    expect(() => s.append('user/message', summaryNodeMessage('a', 'early'), { surfaceOp: { op: 'replace', start: user, end: user }, sourceEventSeqs: [user] }))
       .toThrow(veto(s, 'checkpoint compaction-a comes before its compaction/summary'))
     const summarySeq = s.append('compaction/summary', summary('a', [user])).seq
     expect(() => s.append('compaction/summary', summary('a', [user]))).toThrow(veto(s, 'compaction/summary for a is repeated'))
-    expect(() => s.append('user/message', checkpointMessage('b', 'wrong'), { surfaceOp: { op: 'replace', start: user, end: user }, sourceEventSeqs: [user] }))
+    expect(() => s.append('user/message', summaryNodeMessage('b', 'wrong'), { surfaceOp: { op: 'replace', start: user, end: user }, sourceEventSeqs: [user] }))
       .toThrow(veto(s, 'checkpoint compaction-b names compaction b but the open compaction is a'))
     expect(() => s.append('compaction/end', { compactionId: 'a', turn: 1 }))
       .toThrow(veto(s, 'compaction/end without error for a needs its summary and checkpoint'))
-    s.append('user/message', checkpointMessage('a', 'right'), { surfaceOp: { op: 'replace', start: user, end: user }, sourceEventSeqs: [user, summarySeq] })
+    s.append('user/message', summaryNodeMessage('a', 'right'), { surfaceOp: { op: 'replace', start: user, end: user }, sourceEventSeqs: [user, summarySeq] })
     expect(() => s.append('compaction/end', { compactionId: 'a', turn: null }))
       .toThrow(veto(s, 'compaction/end names turn null but its compaction/start names turn 1'))
     s.append('compaction/end', { compactionId: 'a', turn: 1 })
@@ -103,7 +104,7 @@ describe('@logbook/compaction/invariant', () => {
     await app.plugin(SessionStore)
     expect(app.sessions.isKnownEventType('compaction/start')).toBe(false)
     const fiber = await app.plugin(Compaction)
-    for (const type of Compaction.COMPACTION_EVENT_TYPES) expect(app.sessions.isKnownEventType(type)).toBe(true)
+    for (const type of COMPACTION_EVENT_TYPES) expect(app.sessions.isKnownEventType(type)).toBe(true)
     await fiber.dispose()
     expect(app.sessions.isKnownEventType('compaction/prune')).toBe(false)
   })

@@ -1,7 +1,9 @@
 import fc from 'fast-check'
 import { deriveEventMessage, foldSurface, type Session } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
-import { balanceCacheStats, cutPoints, entryState, selectSpan, type Summarize } from '../src/index.ts'
+import { balanceCacheStats, cutPoints } from '../src/balance.ts'
+import { entryState, type Summarize } from '../src/index.ts'
+import { selectSpan } from '../src/select.ts'
 import { boot, filler, LogBuilder } from './helpers.ts'
 
 const summarize: Summarize = async () => ({ summary: 's', provider: 'p', model: 'm', maxTokens: 1, instructionVersion: 1 })

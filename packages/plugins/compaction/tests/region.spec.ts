@@ -3,8 +3,9 @@ import {
 } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
 import {
-  CHECKPOINT_PREAMBLE, CompactionError, type CompactionResult, frameSummary, isCompactionCheckpoint, type Summarize,
+  CHECKPOINT_PREAMBLE, CompactionError, type CompactionResult, isCompactionCheckpoint, type Summarize,
 } from '../src/index.ts'
+import { frameSummary } from '../src/summary-node.ts'
 import { agentOf, boot, filler, LogBuilder, type TestApp, typesFrom } from './helpers.ts'
 
 /** Two closed turns with large tool results, then an open turn 3: a span of 8 nodes is compactable. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { selectSpan } from '../src/index.ts'
+import { selectSpan } from '../src/select.ts'
 import { agentOf, boot, filler, LogBuilder } from './helpers.ts'
 
 describe('head-anchored span selection', () => {

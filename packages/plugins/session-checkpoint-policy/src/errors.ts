@@ -12,8 +12,3 @@ export type CheckpointErrorCode = 'CHECKPOINT_FAILED' | 'ABORTED'
  * `ABORTED` (a tool call's signal fired while its checkpoint ran; `cause` is the signal's reason).
  */
 export class CheckpointError extends CodedError<CheckpointErrorCode> {}
-
-/** Exhaustiveness guard for closed unions. */
-export function assertNever(value: never): never {
-  throw new Error(`unexpected value ${String(value)}`)
-}

@@ -8,18 +8,10 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type { PreStepPayload } from '@logbook/agent-loop'
 import type { LlmRequest } from '@logbook/llm'
-import type { Session, SessionId } from '@logbook/session'
+import { assertNever, emitContained, messageOf, type Session, type SessionId, warnFailures } from '@logbook/session'
 import type { ToolExecution } from '@logbook/tools'
-import { assertNever, CheckpointError } from './errors.ts'
+import { CheckpointError } from './errors.ts'
 import type { CheckpointPassedEvent, CheckpointPoint, CheckpointPolicyConfig } from './types.ts'
-
-type Listener = (...args: unknown[]) => unknown
-
-// Local on purpose: the policy takes only hook declarations (types) from llm, tools and agent-loop (spec README).
-function messageOf(error: unknown): string {
-  const message = (error as { message?: unknown } | null | undefined)?.message
-  return typeof message === 'string' ? message : String(error)
-}
 
 function describePoint(point: CheckpointPoint): string {
   switch (point) {
@@ -38,27 +30,9 @@ export function installPolicy(ctx: Context, config: CheckpointPolicyConfig): voi
   const live = (session: Session | undefined): Session | undefined =>
     session !== undefined && ctx.sessions.get(session.id) === session ? session : undefined
 
+  const failures = warnFailures(text => logger.warn(text))
   const announce = (event: CheckpointPassedEvent): void => {
-    const args: unknown[] = ['checkpoint/passed', event]
-    let callbacks: Listener[]
-    try {
-      callbacks = ctx.events.dispatch('emit', args) as Listener[]
-    } catch (error) {
-      logger.warn(`checkpoint/passed dispatch failed: ${messageOf(error)}`)
-      return
-    }
-    for (const callback of callbacks) {
-      try {
-        const result = callback(...args) as { then?: unknown } | undefined
-        if (typeof result?.then === 'function') {
-          (result as Promise<unknown>).then(undefined, (error: unknown) => {
-            logger.warn(`checkpoint/passed listener rejected: ${messageOf(error)}`)
-          })
-        }
-      } catch (error) {
-        logger.warn(`checkpoint/passed listener threw: ${messageOf(error)}`)
-      }
-    }
+    emitContained(ctx.events, failures, 'checkpoint/passed', [event])
   }
 
   /** Flush `session` up to its current end; resolves to the required seq. @throws CheckpointError `CHECKPOINT_FAILED`. */

@@ -1,6 +1,6 @@
 /** Builders for the policy tests: a real app with store, memory persistence, llm, tools, the loop and the policy. */
 
-import { Context, Logger, type Exporter } from '@deepseek-ai/cordis'
+import type { Context } from '@deepseek-ai/cordis'
 import Agents, { type AgentLoopConfig } from '@logbook/agent-loop'
 import Llm from '@logbook/llm'
 import SessionStore from '@logbook/session'
@@ -9,6 +9,7 @@ import MemorySessionPersistence from '@logbook/session-persistence'
 import Tools, { type ToolDefinition } from '@logbook/tools'
 import * as Scripted from '@logbook/llm-scripted'
 import type { ScriptEntry } from '@logbook/llm-scripted'
+import { testApp } from '@logbook/test-kit'
 import * as Policy from '../src/index.ts'
 import * as PolicyInvariant from '../src/invariant.ts'
 import type { CheckpointPolicyConfig } from '../src/index.ts'
@@ -34,10 +35,7 @@ export interface PolicyBoot {
  * checkpoints write), the policy + its companion, llm + the scripted model, tools, the loop.
  */
 export async function bootPolicy(options: PolicyBoot): Promise<PolicyEnv> {
-  const app = new Context()
-  const logs: string[] = []
-  const exporter: Exporter = { colors: false, levels: { default: 3 }, export: message => logs.push(Logger.format(exporter, message)) }
-  app.logger.exporter(exporter)
+  const { app, logs } = testApp()
   const cursors = new Map<string, number>()
   await app.plugin(SessionStore)
   await app.plugin(SessionInvariant)
@@ -60,19 +58,4 @@ export function diskFull(): Error {
   return Object.assign(new Error('disk full'), { code: 'STORE_IO' })
 }
 
-export function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void } {
-  let resolve!: (value: T) => void
-  const promise = new Promise<T>(r => { resolve = r })
-  return { promise, resolve }
-}
-
-/** The log as type names, with each run of `assistant/chunk`s collapsed to `chunks`. */
-export function shape(events: readonly { type: string }[], from = 0): string[] {
-  const out: string[] = []
-  for (const event of events.slice(from)) {
-    const name = event.type === 'assistant/chunk' ? 'chunks' : event.type
-    if (name === 'chunks' && out.at(-1) === 'chunks') continue
-    out.push(name)
-  }
-  return out
-}
+export { deferred, shape } from '@logbook/test-kit'

@@ -3,13 +3,8 @@ import type { LlmRequest } from '@logbook/llm'
 import { CallId, Session, SessionId, type StreamChunk } from '@logbook/session'
 import type { ToolExecution } from '@logbook/tools'
 import type { CheckpointPassedEvent } from '../src/index.ts'
+import { drain } from '@logbook/test-kit'
 import { bootPolicy, diskFull } from './helpers.ts'
-
-async function collect(stream: AsyncIterable<StreamChunk>): Promise<StreamChunk[]> {
-  const out: StreamChunk[] = []
-  for await (const chunk of stream) out.push(chunk)
-  return out
-}
 
 /** An app with a spy adapter recording the durable cursor of `s1` at each call, and a live `s1` with 3 events. */
 async function withSpy(store: string) {
@@ -35,7 +30,7 @@ async function withSpy(store: string) {
 describe('llm/before-stream', () => {
   it('P-107 the flush completes before the adapter is called; checkpoint/passed names the required seq', async () => {
     const { app, session, cursorsAtCall, passed, request, logs } = await withSpy('p107a')
-    expect(await collect(app.llm.stream(request('s1')))).toEqual([{ type: 'finish', reason: 'stop' }])
+    expect(await drain(app.llm.stream(request('s1')))).toEqual([{ type: 'finish', reason: 'stop' }])
     expect(cursorsAtCall).toEqual([3])
     expect(passed).toEqual([{ sessionId: 's1', point: 'model-request', requiredSeq: 2 }])
     expect(session.seq).toBe(3)
@@ -47,8 +42,8 @@ describe('llm/before-stream', () => {
     app.llm.stream(request('s1'))
     await new Promise(resolve => setTimeout(resolve, 5))
     expect(cursor('s1')).toBe(0)
-    await collect(app.llm.stream(request()))
-    await collect(app.llm.stream(request('unknown')))
+    await drain(app.llm.stream(request()))
+    await drain(app.llm.stream(request('unknown')))
     expect(cursorsAtCall).toEqual([0, 0])
     expect(passed).toEqual([])
   })
@@ -58,7 +53,7 @@ describe('llm/before-stream', () => {
     app.on('session/flush', () => {
       throw diskFull()
     })
-    expect(await collect(app.llm.stream(request('s1')))).toEqual([{
+    expect(await drain(app.llm.stream(request('s1')))).toEqual([{
       type: 'finish', reason: 'error',
       error: { code: 'CHECKPOINT_FAILED', message: 'session "s1": checkpoint before the model request failed: disk full' },
     }])
@@ -74,7 +69,7 @@ describe('llm/before-stream', () => {
     app.on('checkpoint/passed', async () => {
       throw new Error('async observer bug')
     })
-    expect(await collect(app.llm.stream(request('s1')))).toEqual([{ type: 'finish', reason: 'stop' }])
+    expect(await drain(app.llm.stream(request('s1')))).toEqual([{ type: 'finish', reason: 'stop' }])
     await new Promise(resolve => setTimeout(resolve, 0))
     expect(cursorsAtCall).toEqual([3])
     expect(logs.filter(line => line.includes('checkpoint/passed listener threw: observer bug'))).toHaveLength(1)
@@ -84,7 +79,7 @@ describe('llm/before-stream', () => {
   it('P-107 disposing the plugin removes its listeners', async () => {
     const { app, cursorsAtCall, request, policy } = await withSpy('p107d')
     await policy.dispose()
-    await collect(app.llm.stream(request('s1')))
+    await drain(app.llm.stream(request('s1')))
     expect(cursorsAtCall).toEqual([0])
   })
 })

@@ -2,9 +2,8 @@
  * Cells (03 §1.3 rules 2, 3, 8): one per (unit, session), weakly held by the unit, so a dropped session or a
  * disposed unit takes its cells with it. Catch-up applies every event above the watermark exactly once, in order.
  */
-import type { Session, SessionEvent } from '@logbook/session'
+import { messageOf, type Session, type SessionEvent } from '@logbook/session'
 import { applyEvent, initState, type Unit } from './definition.ts'
-import { errorMessage } from './errors.ts'
 import type { ProjectionFault } from './types.ts'
 
 /** The fold of one unit over one session. */
@@ -30,7 +29,7 @@ export interface Registration {
 export type Warn = (text: string) => void
 
 function faultCell(cell: Cell, unit: Unit, session: Session, seq: number, error: unknown, warn: Warn): void {
-  const message = errorMessage(error)
+  const message = messageOf(error)
   cell.fault = Object.freeze({ seq, phase: 'apply', message })
   cell.state = undefined
   warn(`projection ${unit.key} failed at seq ${seq} of session ${session.id}: ${message}`)
@@ -74,8 +73,8 @@ const BULK_READ_SHARE = 64
 
 /** The log for reading seqs `from` to `end − 1`: a plain copy of its first `end` events for a long catch-up. */
 function readLog(session: Session, from: number, end: number): readonly SessionEvent[] {
-  // `sharedPrefix` is the session's internal bulk read (the one its live fork uses): the same frozen events, in order.
-  return (end - from) * BULK_READ_SHARE >= end ? session.sharedPrefix(end) : session.events
+  // The view's `slice` copies from the backing log in one native step: the same frozen events, in order.
+  return (end - from) * BULK_READ_SHARE >= end ? session.events.slice(0, end) : session.events
 }
 
 /**

@@ -2,9 +2,8 @@
  * `coldSnapshot` (03 §1.2, §1.4 "Reading"): the snapshot of a stored session from its projection checkpoint plus
  * the stored events after it, through read paths only (it never writes and never takes write ownership).
  */
-import type { SessionEvent } from '@logbook/session'
+import { messageOf, type SessionEvent } from '@logbook/session'
 import { applyEvent, initState, schemaAccepts, type Unit, viewOf } from './definition.ts'
-import { errorMessage } from './errors.ts'
 import { freezeState } from './freeze.ts'
 import type { ProjectionFault, ProjectionSnapshot } from './types.ts'
 
@@ -48,7 +47,7 @@ function fold(unit: Unit, state: unknown, events: readonly SessionEvent[], from:
     try {
       state = applyEvent(unit, state, event)
     } catch (error) {
-      return { state: undefined, fault: Object.freeze({ seq: event.seq, phase: 'apply', message: errorMessage(error) }) }
+      return { state: undefined, fault: Object.freeze({ seq: event.seq, phase: 'apply', message: messageOf(error) }) }
     }
   }
   return { state }
@@ -90,7 +89,7 @@ export async function coldSnapshot(reader: ColdReader, units: () => readonly Uni
       try {
         result = fold(unit, initState(unit), events, 0)
       } catch (error) {
-        result = { state: undefined, fault: Object.freeze({ seq: -1, phase: 'apply', message: errorMessage(error) }) }
+        result = { state: undefined, fault: Object.freeze({ seq: -1, phase: 'apply', message: messageOf(error) }) }
       }
     }
     if (result.fault !== undefined) {
@@ -101,7 +100,7 @@ export async function coldSnapshot(reader: ColdReader, units: () => readonly Uni
     try {
       values[unit.key] = viewOf(unit, result.state)
     } catch (error) {
-      faults[unit.key] = Object.freeze({ seq: events.at(-1)?.seq ?? -1, phase: 'view', message: errorMessage(error) })
+      faults[unit.key] = Object.freeze({ seq: events.at(-1)?.seq ?? -1, phase: 'view', message: messageOf(error) })
     }
   }
   const asOfSeq = events.at(-1)?.seq ?? -1

@@ -2,8 +2,8 @@
  * Unit definitions (03 §1.1): validation at registration and the guarded calls every fold goes through, so the
  * live drive, cold snapshots and `foldProjection` apply the same rules (thenables fail, new states are frozen).
  */
-import type { SessionEvent } from '@logbook/session'
-import { describeValue, invalidDefinition } from './errors.ts'
+import { isThenable, printValue, type SessionEvent } from '@logbook/session'
+import { invalidDefinition } from './errors.ts'
 import { freezeState } from './freeze.ts'
 import type { StandardSchemaLike } from './types.ts'
 
@@ -55,13 +55,7 @@ export function toUnit(def: unknown): Unit {
 }
 
 function describeVersion(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : describeValue(value)
-}
-
-/** True for a value whose `then` is callable. */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null
-    && typeof (value as { then?: unknown }).then === 'function'
+  return typeof value === 'string' ? JSON.stringify(value) : printValue(value)
 }
 
 /** Refuse a thenable result; its eventual rejection is swallowed, since the unit already failed for returning it. */

@@ -1,6 +1,7 @@
 /** Errors of the projection registry (spec 03 §1.2): one class with a closed list of codes. */
 
-import { CodedError } from '@logbook/session'
+import { CodedError, printValue } from '@logbook/session'
+import { PERSISTENCE_NOT_CONFIGURED_MESSAGE } from '@logbook/session-persistence'
 
 /** Every code a `ProjectionError` can carry. */
 export type ProjectionErrorCode = 'INVALID_DEFINITION' | 'DUPLICATE_KEY' | 'PERSISTENCE_NOT_CONFIGURED'
@@ -9,13 +10,6 @@ export type ProjectionErrorCode = 'INVALID_DEFINITION' | 'DUPLICATE_KEY' | 'PERS
 export const PROJECTION_ERROR_CODES: readonly ProjectionErrorCode[] = Object.freeze([
   'INVALID_DEFINITION', 'DUPLICATE_KEY', 'PERSISTENCE_NOT_CONFIGURED',
 ])
-
-/**
- * The message `coldSnapshot` rejects with when no persistence backend is loaded: spec 02 §1.7 has callers raise
- * `PERSISTENCE_NOT_CONFIGURED` with 02 §4.3's text, verbatim.
- */
-export const PERSISTENCE_NOT_CONFIGURED_MESSAGE =
-  'cannot resume: session persistence is not configured (load a session-persistence backend)'
 
 /** A refused registry call, with a code from `ProjectionErrorCode` and an exact one-line message. */
 export class ProjectionError extends CodedError<ProjectionErrorCode> {
@@ -30,7 +24,7 @@ export class ProjectionError extends CodedError<ProjectionErrorCode> {
 
 /** `INVALID_DEFINITION` with the spec's message shape. */
 export function invalidDefinition(key: unknown, reason: string): ProjectionError {
-  const name = describeValue(key)
+  const name = printValue(key)
   return new ProjectionError('INVALID_DEFINITION', `invalid projection definition ${name}: ${reason}`,
     typeof key === 'string' ? key : undefined)
 }
@@ -43,19 +37,4 @@ export function duplicateKey(key: string): ProjectionError {
 /** `PERSISTENCE_NOT_CONFIGURED` with 02 §4.3's message. */
 export function persistenceNotConfigured(): ProjectionError {
   return new ProjectionError('PERSISTENCE_NOT_CONFIGURED', PERSISTENCE_NOT_CONFIGURED_MESSAGE)
-}
-
-/** `String(value)`, never throwing (a hostile `toString` prints its tag instead). */
-export function describeValue(value: unknown): string {
-  try {
-    return String(value)
-  } catch {
-    return Object.prototype.toString.call(value)
-  }
-}
-
-/** The text of a thrown value: an Error's message, else its string form. */
-export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message
-  return describeValue(error)
 }

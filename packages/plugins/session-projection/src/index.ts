@@ -8,14 +8,11 @@ import './events.ts'
 
 export default SessionProjections
 export { SessionProjections }
-export { SessionProjectionConfigSchema } from './config.ts'
 export type * from './types.ts'
-export {
-  PERSISTENCE_NOT_CONFIGURED_MESSAGE, PROJECTION_ERROR_CODES, ProjectionError,
-} from './errors.ts'
+export { PROJECTION_ERROR_CODES, ProjectionError } from './errors.ts'
 export type { ProjectionErrorCode } from './errors.ts'
 export { foldProjection } from './fold.ts'
 export { StatsStateSchema, TitleStateSchema, TodosStateSchema } from './schemas.ts'
 export { statsProjection } from './stats.ts'
 export { todosProjection } from './todos.ts'
-export { appendTitle, SESSION_TITLE_EVENT, titleProjection } from './title.ts'
+export { appendTitle, titleProjection } from './title.ts'

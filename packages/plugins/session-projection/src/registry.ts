@@ -2,10 +2,10 @@
  * The registry's state and algorithms (03 §1.2, §1.3), kept on a plain object: Cordis hands callers a tracing proxy
  * of the service, so identity (registrations, cells, listeners) must not live on the service instance.
  */
-import type { Session, SessionEvent } from '@logbook/session'
+import { isThenable, messageOf, type Session, type SessionEvent } from '@logbook/session'
 import { type Cell, catchUp, catchUpAll, type Registration, type Warn } from './cells.ts'
-import { isThenable, type Unit, viewOf } from './definition.ts'
-import { duplicateKey, errorMessage } from './errors.ts'
+import { type Unit, viewOf } from './definition.ts'
+import { duplicateKey } from './errors.ts'
 import type { ProjectionChange, ProjectionChangeListener, ProjectionFault, ProjectionSnapshot } from './types.ts'
 
 /** One notice waiting for the listeners, with the state it reports. */
@@ -89,7 +89,7 @@ export class ProjectionRegistry {
       try {
         values[unit.key] = viewOf(unit, cell.state)
       } catch (error) {
-        faults[unit.key] = Object.freeze({ seq: cell.watermark, phase: 'view', message: errorMessage(error) })
+        faults[unit.key] = Object.freeze({ seq: cell.watermark, phase: 'view', message: messageOf(error) })
       }
     }
     return Object.freeze({ sessionId: session.id, asOfSeq: session.seq - 1, values: Object.freeze(values), faults: Object.freeze(faults) })
@@ -134,11 +134,11 @@ export class ProjectionRegistry {
           const result: unknown = listener(change)
           if (isThenable(result)) {
             Promise.resolve(result).then(undefined, (error: unknown) => {
-              this.warn(`projection ${change.key}: onChanged listener rejected: ${errorMessage(error)}`)
+              this.warn(`projection ${change.key}: onChanged listener rejected: ${messageOf(error)}`)
             })
           }
         } catch (error) {
-          this.warn(`projection ${change.key}: onChanged listener threw: ${errorMessage(error)}`)
+          this.warn(`projection ${change.key}: onChanged listener threw: ${messageOf(error)}`)
         }
       }
     }

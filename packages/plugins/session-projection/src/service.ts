@@ -4,13 +4,13 @@
  * context — which is what binds `register` and `onChanged` to the calling fiber.
  */
 import { type Context, Service } from '@deepseek-ai/cordis'
-import type { Session, SessionEvent } from '@logbook/session'
+import { emitContained, type Session, type SessionEvent, warnFailures } from '@logbook/session'
 import type {} from '@logbook/session-persistence'
-import { captureCheckpoint, CheckpointWriter } from './checkpoint.ts'
+import { captureSavedState, SavedStateWriter } from './saved-state.ts'
 import { coldSnapshot } from './cold.ts'
 import { SessionProjectionConfigSchema } from './config.ts'
-import { isThenable, toUnit } from './definition.ts'
-import { errorMessage, persistenceNotConfigured } from './errors.ts'
+import { toUnit } from './definition.ts'
+import { persistenceNotConfigured } from './errors.ts'
 import './events.ts'
 import { ProjectionRegistry } from './registry.ts'
 import { statsProjection } from './stats.ts'
@@ -31,23 +31,7 @@ interface Core {
 /** Emit `projection/checkpointed`, containing each listener's failure. */
 function emitCheckpointed(ctx: Context, cp: ProjectionCheckpointData, warn: (text: string) => void): void {
   const payload = { sessionId: cp.sessionId, seq: cp.seq, anchor: cp.anchor, keys: Object.freeze(Object.keys(cp.rows)) }
-  let callbacks: ((...args: unknown[]) => unknown)[]
-  try {
-    callbacks = ctx.events.dispatch('emit', ['projection/checkpointed', payload]) as typeof callbacks
-  } catch (error) {
-    warn(`projection/checkpointed dispatch failed: ${errorMessage(error)}`)
-    return
-  }
-  for (const callback of callbacks) {
-    try {
-      const result = callback(payload)
-      if (isThenable(result)) {
-        Promise.resolve(result).then(undefined, (error: unknown) => warn(`projection/checkpointed listener rejected: ${errorMessage(error)}`))
-      }
-    } catch (error) {
-      warn(`projection/checkpointed listener threw: ${errorMessage(error)}`)
-    }
-  }
+  emitContained(ctx.events, warnFailures(warn), 'projection/checkpointed', [payload])
 }
 
 /**
@@ -76,8 +60,8 @@ export class SessionProjections extends Service {
       if (enabled) ctx.effect(() => registry.add(toUnit(def)), `sessionProjections.register(${def.key})`)
     }
     const isLive = (session: Session): boolean => sessions.get(session.id) === session
-    const writer = !config.checkpoint.enabled ? undefined : new CheckpointWriter({
-      capture: session => captureCheckpoint(registry, session, warn),
+    const writer = !config.checkpoint.enabled ? undefined : new SavedStateWriter({
+      capture: session => captureSavedState(registry, session, warn),
       persistence: () => ctx.get('sessionPersistence'),
       isLive,
       flush: session => sessions.flush(session),
@@ -151,6 +135,6 @@ export class SessionProjections extends Service {
    */
   checkpoint(session: Session): ProjectionCheckpointData | undefined {
     const { registry, warn } = this.core
-    return captureCheckpoint(registry, session, warn)
+    return captureSavedState(registry, session, warn)
   }
 }

@@ -2,8 +2,7 @@
  * The built-in `title` unit and the `session/title` event (03 §1.5). An explicit title wins; until one is set, the
  * first appended non-blank prompt of the user gives a fallback, whitespace collapsed and clipped to 60 code points.
  */
-import { isAppendSurfaceEvent, type Session, type SessionEvent } from '@logbook/session'
-import { describeValue } from './errors.ts'
+import { isAppendSurfaceEvent, printValue, type Session, type SessionEvent } from '@logbook/session'
 import { TitleStateSchema } from './schemas.ts'
 import type { ProjectionDefinition, TitleState } from './types.ts'
 
@@ -59,6 +58,6 @@ export const titleProjection: ProjectionDefinition<TitleState, string | null, 't
  * @throws TypeError when `title` is not a string; the session's append errors unchanged.
  */
 export function appendTitle(session: Session, title: string): SessionEvent<'session/title'> {
-  if (typeof title !== 'string') throw new TypeError(`title must be a string, got ${describeValue(title)}`)
+  if (typeof title !== 'string') throw new TypeError(`title must be a string, got ${printValue(title)}`)
   return session.append('session/title', { title }, { ignorable: true })
 }

@@ -1,7 +1,8 @@
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore from '@logbook/session'
 import { describe, expect, it } from 'vitest'
-import SessionProjections, { SessionProjectionConfigSchema } from '../src/index.ts'
+import { SessionProjectionConfigSchema } from '../src/config.ts'
+import SessionProjections from '../src/index.ts'
 
 describe('config (03 §1.2)', () => {
   it('no config gives the documented defaults', () => {

@@ -1,10 +1,11 @@
 /** Shared test fixtures: a real Cordis app with the store and the registry, log capture, unit M, event builders. */
-import { Context, type Exporter, Logger } from '@deepseek-ai/cordis'
+import type { Context } from '@deepseek-ai/cordis'
 import Schema from '@deepseek-ai/schemastery'
 import SessionStore, {
   type AssistantMessage, CallId, MessageId, type Session, type SessionEvent, SessionId, type TokenUsage,
   type ToolResultMessage, type UserMessage,
 } from '@logbook/session'
+import { testApp, thrown as kitThrown, tick } from '@logbook/test-kit'
 import SessionProjections from '../src/index.ts'
 import type { SessionId as SessionIdType } from '@logbook/session'
 import type { ProjectionChange, ProjectionDefinition, SessionProjectionConfig } from '../src/index.ts'
@@ -46,10 +47,7 @@ type DeepPartial<T> = { [K in keyof T]?: Partial<T[K]> }
 
 /** A real app: log capture (warn and above, formatted), the store with `test/mark` and `test/other` known, then the registry. */
 export async function makeApp(config: DeepPartial<SessionProjectionConfig> = {}, before?: (app: Context) => void | Promise<void>): Promise<{ app: Context; logs: string[] }> {
-  const app = new Context()
-  const logs: string[] = []
-  const exporter: Exporter = { colors: false, levels: { default: 2 }, export: message => logs.push(Logger.format(exporter, message)) }
-  app.logger.exporter(exporter)
+  const { app, logs } = testApp({ level: 2 })
   await app.plugin(SessionStore)
   app.sessions.registerEventType(MARK)
   app.sessions.registerEventType('test/other')
@@ -109,14 +107,7 @@ export function turn(s: Session, n: number, calls: string[] = [], usage?: TokenU
 export const sid: (id: string) => SessionIdType = SessionId
 
 /** The error `fn` throws (the test fails when it does not throw). */
-export function thrown(fn: () => unknown): { code?: string; message: string; name: string } {
-  try {
-    fn()
-  } catch (error) {
-    return error as { code?: string; message: string; name: string }
-  }
-  throw new Error('expected a throw')
-}
+export const thrown = (fn: () => unknown): Error & { code?: string } => kitThrown(fn)
 
 /** Resolve on the next `projection/checkpointed` event of `app`. */
 export function nextCheckpoint(app: Context): Promise<{ sessionId: string; seq: number; keys: readonly string[] }> {
@@ -129,6 +120,4 @@ export function nextCheckpoint(app: Context): Promise<{ sessionId: string; seq: 
 }
 
 /** Let queued microtasks and already-due I/O callbacks run. */
-export function settle(): Promise<void> {
-  return new Promise(resolve => setTimeout(resolve, 0))
-}
+export const settle = (): Promise<void> => tick()

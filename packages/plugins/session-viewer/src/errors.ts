@@ -1,6 +1,6 @@
 /** Errors of `@logbook/session-viewer`: one class with a closed list of codes. */
 
-import { CodedError } from '@logbook/session'
+import { CodedError, messageOf } from '@logbook/session'
 
 /** Every code a `SessionViewerError` can carry. */
 export type SessionViewerErrorCode =
@@ -17,14 +17,7 @@ export const SESSION_VIEWER_ERROR_CODES: readonly SessionViewerErrorCode[] = Obj
 /** A viewer failure with a code from `SessionViewerErrorCode` and a one-line message. */
 export class SessionViewerError extends CodedError<SessionViewerErrorCode> {}
 
-/** The one-line message of a thrown value. */
-export function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error)
-  return text.split(/\r?\n/).map(part => part.trim()).filter(part => part !== '').join(' ')
-}
-
-/** The `code` of a coded error (any Logbook package's), or `undefined`. */
-export function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' ? code : undefined
+/** The message of a thrown value on one line (core's `messageOf`, line breaks folded). */
+export function lineOf(error: unknown): string {
+  return messageOf(error).split(/\r?\n/).map(part => part.trim()).filter(part => part !== '').join(' ')
 }

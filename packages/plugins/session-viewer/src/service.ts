@@ -4,7 +4,7 @@
  * Cordis hands callers a tracing proxy of the service.
  */
 import { type Context, Service } from '@deepseek-ai/cordis'
-import { registerCompactionEventTypes } from '@logbook/compaction'
+import * as Compaction from '@logbook/compaction'
 import type {} from '@logbook/session-persistence'
 import type { SessionProjections } from '@logbook/session-projection'
 import { SessionViewerConfigSchema } from './config.ts'
@@ -34,7 +34,7 @@ export class SessionViewer extends Service {
   constructor(ctx: Context, config: SessionViewerConfig) {
     super(ctx, 'sessionViewer')
     // The viewer renders compaction brackets, so logs holding them must be readable without the compaction plugin.
-    registerCompactionEventTypes(ctx)
+    ctx.plugin(Compaction)
     const logger = ctx.logger('session-viewer')
     this.server = new ViewerServer({
       persistence: () => ctx.sessionPersistence,

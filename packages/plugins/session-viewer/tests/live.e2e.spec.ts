@@ -15,7 +15,7 @@ describe('live pages', () => {
   })
   afterAll(() => app.stop())
 
-  it('L-164 a session written by another process streams its new events to an open page', async () => {
+  it('L-166 a session written by another process streams its new events to an open page', async () => {
     const log = new LogBuilder('live').startTurn('first').reply('one').endTurn()
     await app.store(log.header, log.events)
     const page = await fetch(`${app.base}/session/live`, { headers: { cookie } })

@@ -58,7 +58,7 @@ describe('following a session [ft]', () => {
     vi.useRealTimers()
   })
 
-  it('L-165 [ft] a page is sent what is new one interval after it is stored; an unchanged store is not read; a closed page stops the reads', async () => {
+  it('L-167 [ft] a page is sent what is new one interval after it is stored; an unchanged store is not read; a closed page stops the reads', async () => {
     const log = new LogBuilder('followed').startTurn('one').reply('a').endTurn()
     await app.store(log.header, log.events)
     const stored = log.events.length

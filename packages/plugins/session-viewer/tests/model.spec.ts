@@ -24,7 +24,7 @@ function crashedLog(): LogBuilder {
 }
 
 describe('the log view of a turn', () => {
-  it('L-153 folds chunks into their reply, joins each tool call to its result, keeps reasoning apart', () => {
+  it('L-155 folds chunks into their reply, joins each tool call to its result, keeps reasoning apart', () => {
     const view = viewOf(crashedLog())
     expect(view.segments.map(segment => segment.turn)).toEqual([0, 1, 2])
     const turn1 = segmentItems(view, 1)
@@ -41,7 +41,7 @@ describe('the log view of a turn', () => {
     expect(turn1.reason).toEqual({ kind: 'completed' })
   })
 
-  it('L-153 an open turn is running, with no closer invented, and a started call without result is pending', () => {
+  it('L-155 an open turn is running, with no closer invented, and a started call without result is pending', () => {
     const view = viewOf(crashedLog())
     const turn2 = segmentItems(view, 2)
     expect(turn2.running).toBe(true)
@@ -53,7 +53,7 @@ describe('the log view of a turn', () => {
     expect(view.openTurn).toBe(2)
   })
 
-  it('L-153 the closers of a resume are marked synthetic: TOOL_OUTCOME_UNKNOWN and an interrupted turn', () => {
+  it('L-155 the closers of a resume are marked synthetic: TOOL_OUTCOME_UNKNOWN and an interrupted turn', () => {
     const log = crashedLog()
     const view = viewOf(log, log.crashed())
     const turn2 = segmentItems(view, 2)
@@ -64,14 +64,14 @@ describe('the log view of a turn', () => {
     expect(view.openTurn).toBeNull()
   })
 
-  it('L-153 a refusal is kept apart from the text of the reply (session format 2)', () => {
+  it('L-155 a refusal is kept apart from the text of the reply (session format 2)', () => {
     const log = new LogBuilder('s').startTurn('do something bad').reply('I see.', { refusal: 'I can not help with that.' }).endTurn()
     const reply = segmentItems(viewOf(log), 0).items[1] as AssistantItem
     expect(reply.text).toBe('I see.')
     expect(reply.refusals).toEqual(['I can not help with that.'])
   })
 
-  it('L-153 a failed attempt shows its partial text and error; chunks of a running step show as streaming', () => {
+  it('L-155 a failed attempt shows its partial text and error; chunks of a running step show as streaming', () => {
     const log = new LogBuilder('s').startTurn('hi').failedAttempt('Hel', 'RATE_LIMIT').reply('Hello there', { finish: false })
     const items = segmentItems(viewOf(log), 0).items
     expect(items.map(item => item.kind)).toEqual(['user', 'partial', 'partial'])
@@ -89,7 +89,7 @@ describe('compactions and the surface', () => {
       .startTurn('third question').reply('third answer').endTurn()
   }
 
-  it('L-154 the log keeps the originals, marked as no longer on the surface, and the bracket carries summary and tokens', () => {
+  it('L-156 the log keeps the originals, marked as no longer on the surface, and the bracket carries summary and tokens', () => {
     const view = viewOf(compacted())
     const turn1 = segmentItems(view, 1).items
     const checkpoint = view.events.find(event => event.type === 'user/message' && event.data.id.startsWith('compaction-'))!.seq
@@ -100,7 +100,7 @@ describe('compactions and the surface', () => {
     expect(bracket.endSeq).toBeTypeOf('number')
   })
 
-  it('L-154 the surface shows the bracket in place of what it replaced, grouped by the turn each node was logged in', () => {
+  it('L-156 the surface shows the bracket in place of what it replaced, grouped by the turn each node was logged in', () => {
     const view = viewOf(compacted())
     const groups = surfaceGroups(view, 0, view.segments.length - 1)
     expect(groups.map(group => [group.segment, group.seqs.length])).toEqual([[0, 1], [2, 1], [3, 2]])
@@ -111,7 +111,7 @@ describe('compactions and the surface', () => {
 })
 
 describe('forks, pages and appends', () => {
-  it('L-155 a fork child starts with the inherited prefix and marks the cut; the parent marks where its child was cut', () => {
+  it('L-157 a fork child starts with the inherited prefix and marks the cut; the parent marks where its child was cut', () => {
     const parent = new LogBuilder('p').startTurn('one').reply('a').endTurn().startTurn('two').reply('b').endTurn()
     const cut = parent.events.findIndex(event => event.type === 'turn/end')
     const child = parent.fork('c', cut)
@@ -123,7 +123,7 @@ describe('forks, pages and appends', () => {
     expect(marked.at(-1)).toEqual({ kind: 'fork-cut', seq: cut, children: ['c'] })
   })
 
-  it('L-156 pages hold turnsPerPage turns, the events before the first turn join page 1, the last page is the default', () => {
+  it('L-158 pages hold turnsPerPage turns, the events before the first turn join page 1, the last page is the default', () => {
     const log = new LogBuilder('s').system('x')
     for (let turn = 1; turn <= 7; turn++) log.startTurn(`q${turn}`).reply(`a${turn}`).endTurn()
     const view = viewOf(log)
@@ -134,7 +134,7 @@ describe('forks, pages and appends', () => {
     expect(pageOf(view, 3, { page: 99 }).page).toBe(3)
   })
 
-  it('L-157 append reports the segments that grew and whether the surface only grew or was replaced', () => {
+  it('L-159 append reports the segments that grew and whether the surface only grew or was replaced', () => {
     const log = new LogBuilder('s').startTurn('q1').reply('a1').endTurn()
     const view = viewOf(log, log.events.slice(0, 3))
     log.startTurn('q2').reply('a2', { finish: false })
@@ -149,7 +149,7 @@ describe('forks, pages and appends', () => {
     expect(view.nodes[0]).toBe(view.lastReplaceSeq)
   })
 
-  it('L-157 events that are not contiguous from 0 are refused with INVALID_LOG', () => {
+  it('L-159 events that are not contiguous from 0 are refused with INVALID_LOG', () => {
     const log = new LogBuilder('s').startTurn('q').reply('a').endTurn()
     expect(() => viewOf(log, log.events.slice(1))).toThrow(expect.objectContaining({ code: 'INVALID_LOG', message: 'session "s": event seq 1 does not follow -1' }))
   })

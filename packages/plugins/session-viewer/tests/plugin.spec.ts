@@ -7,7 +7,7 @@ import * as Invariant from '../src/invariant.ts'
 import { startViewer } from './app.ts'
 
 describe('the viewer plugin', () => {
-  it('L-167 the config has documented defaults and refuses values out of range', () => {
+  it('L-169 the config has documented defaults and refuses values out of range', () => {
     expect(DEFAULT_VIEWER_CONFIG).toEqual({
       port: 0, turnsPerPage: 50, pollIntervalMs: 250, cachedSessions: 4, listLimit: 50, searchLimit: 50, originalsShown: 200,
     })
@@ -16,7 +16,7 @@ describe('the viewer plugin', () => {
     expect(() => SessionViewerConfigSchema({ turnsPerPage: 0 })).toThrow()
   })
 
-  it('L-167 a port that is taken fails the plugin with LISTEN_FAILED naming the address', async () => {
+  it('L-169 a port that is taken fails the plugin with LISTEN_FAILED naming the address', async () => {
     const first = await startViewer()
     const port = Number(new URL(first.base).port)
     const ctx = new Context()
@@ -31,7 +31,7 @@ describe('the viewer plugin', () => {
     }
   })
 
-  it('L-167 disposing the plugin closes the server; the address is then refused', async () => {
+  it('L-169 disposing the plugin closes the server; the address is then refused', async () => {
     const app = await startViewer()
     const { base } = app
     await app.stop()
@@ -39,7 +39,7 @@ describe('the viewer plugin', () => {
     expect(() => app.viewer.url()).toThrow(expect.objectContaining({ code: 'NOT_LISTENING' }))
   })
 
-  it('L-167 the invariant companion registers nothing', () => {
+  it('L-169 the invariant companion registers nothing', () => {
     expect(Invariant.name).toBe('session-viewer-invariant')
     expect(() => Invariant.apply(new Context())).not.toThrow()
   })

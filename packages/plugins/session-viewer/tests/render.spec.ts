@@ -17,21 +17,21 @@ function sample(): LogBuilder {
 }
 
 describe('rendering', () => {
-  it('L-158 session text never becomes markup: every value is escaped', () => {
+  it('L-160 session text never becomes markup: every value is escaped', () => {
     const page = renderSessionHtml({ header: sample().header, events: sample().events })
     expect(page).not.toContain('<script>x</script>')
     expect(page).not.toContain('<img src=x')
     expect(page).toContain('&lt;script&gt;x&lt;/script&gt; &amp; &quot;q&quot; &lt;img src=x onerror=y&gt;')
   })
 
-  it('L-153 a refusal is marked as one, in the page and in Markdown', () => {
+  it('L-155 a refusal is marked as one, in the page and in Markdown', () => {
     const log = new LogBuilder('r').startTurn('please').reply('', { refusal: 'No.' }).endTurn()
     const page = renderSessionHtml({ header: log.header, events: log.events })
     expect(page).toContain('<div class="refusal"><span class="badge refusal">refusal</span><div class="text">No.</div></div>')
     expect(renderSessionMarkdown({ header: log.header, events: log.events })).toContain('> **Refusal:** No.')
   })
 
-  it('L-160 the HTML export is one file: stylesheet inline, no script, a policy that forbids every fetch', () => {
+  it('L-162 the HTML export is one file: stylesheet inline, no script, a policy that forbids every fetch', () => {
     const page = renderSessionHtml({ header: sample().header, events: sample().events })
     expect(page.startsWith('<!doctype html>\n<html lang="en">')).toBe(true)
     expect(page).toContain(`<meta http-equiv="Content-Security-Policy" content="${FILE_POLICY.replace(/'/g, '&#39;')}">`)
@@ -44,7 +44,7 @@ describe('rendering', () => {
     expect(page).toContain('<label for="view-surface" class="tab tab-surface">What the model sees</label>')
   })
 
-  it('L-159 the Markdown export is the log view by turn: facts, messages, tool calls fenced, compaction, turn ends', () => {
+  it('L-161 the Markdown export is the log view by turn: facts, messages, tool calls fenced, compaction, turn ends', () => {
     const markdown = renderSessionMarkdown({ header: sample().header, events: sample().events })
     const lines = markdown.split('\n')
     expect(lines[0]).toBe('# &lt;script&gt;x&lt;/script&gt; &amp; "q" &lt;img src=x onerror=y&gt;')
@@ -63,12 +63,12 @@ describe('rendering', () => {
     expect(markdown).toContain('_Turn ended: completed_')
   })
 
-  it('L-159 a fence is longer than any backtick run inside it', () => {
+  it('L-161 a fence is longer than any backtick run inside it', () => {
     expect(fenced('a ```` b', 'text')).toBe('`````text\na ```` b\n`````')
     expect(fenced('plain')).toBe('```\nplain\n```')
   })
 
-  it('L-159 counts are grouped by thousands', () => {
+  it('L-161 counts are grouped by thousands', () => {
     expect([0, 999, 1000, 111_000, 1_234_567, -4200].map(count)).toEqual(['0', '999', '1,000', '111,000', '1,234,567', '-4,200'])
   })
 })

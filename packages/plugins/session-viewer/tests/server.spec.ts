@@ -53,7 +53,7 @@ describe('the viewer server', () => {
   })
   afterAll(() => app.stop())
 
-  it('L-161 the token is swapped once for an HttpOnly SameSite=Strict cookie and a redirect to the clean address', async () => {
+  it('L-163 the token is swapped once for an HttpOnly SameSite=Strict cookie and a redirect to the clean address', async () => {
     const fresh = await startViewer()
     try {
       expect(fresh.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/)
@@ -70,7 +70,7 @@ describe('the viewer server', () => {
     }
   })
 
-  it('L-161 a missing or wrong cookie or token, or a foreign Host header, is 403', async () => {
+  it('L-163 a missing or wrong cookie or token, or a foreign Host header, is 403', async () => {
     expect((await fetch(`${app.base}/`)).status).toBe(403)
     expect((await fetch(`${app.base}/?token=nope`)).status).toBe(403)
     expect((await get(app, 'logbook_viewer=forged', '/')).status).toBe(403)
@@ -85,7 +85,7 @@ describe('the viewer server', () => {
     expect((await fetch(`${app.base}/favicon.ico`)).status).toBe(204)
   })
 
-  it('L-162 an unknown session id is a 404 page; an unknown path 404; a write method 405', async () => {
+  it('L-164 an unknown session id is a 404 page; an unknown path 404; a write method 405', async () => {
     const missing = await get(app, cookie, '/session/no-such-session')
     expect(missing.status).toBe(404)
     expect(missing.text).toContain('No stored session has the id &quot;no-such-session&quot;.')
@@ -95,13 +95,13 @@ describe('the viewer server', () => {
     expect(post.status).toBe(405)
   })
 
-  it('L-162 every page forbids loading anything but its own assets', async () => {
+  it('L-164 every page forbids loading anything but its own assets', async () => {
     const page = await get(app, cookie, '/')
     expect(page.headers.get('content-security-policy')).toBe("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
     expect(page.headers.get('x-content-type-options')).toBe('nosniff')
   })
 
-  it('L-163 the list shows title, updated, events, turns, tokens and parent, latest first', async () => {
+  it('L-165 the list shows title, updated, events, turns, tokens and parent, latest first', async () => {
     const page = await get(app, cookie, '/')
     expect(page.status).toBe(200)
     const rows = [...page.text.matchAll(/<tr data-session="([^"]+)">([\s\S]*?)<\/tr>/g)].map(match => [match[1], match[2]!.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim()])
@@ -110,7 +110,7 @@ describe('the viewer server', () => {
     expect(rows[1]![1]).toMatch(/^first question, with the word zebra parent \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ 35 3 330 –$/)
   })
 
-  it('L-163 search shows the hits with their marks, and a query the index rejects as one message, never a stack', async () => {
+  it('L-165 search shows the hits with their marks, and a query the index rejects as one message, never a stack', async () => {
     const found = await get(app, cookie, '/search?q=zebra')
     expect(found.status).toBe(200)
     expect(found.text).toContain('<mark>zebra</mark>')
@@ -123,7 +123,7 @@ describe('the viewer server', () => {
     expect((await get(app, cookie, '/search?q=')).text).toContain('Type a word or phrase to search for.')
   })
 
-  it('L-164 a session page shows the page of turns asked for, both views, the fork tree with its cuts', async () => {
+  it('L-166 a session page shows the page of turns asked for, both views, the fork tree with its cuts', async () => {
     const last = await get(app, cookie, '/session/parent')
     expect(last.status).toBe(200)
     expect(last.text).toContain('id="turn-3"')
@@ -140,7 +140,7 @@ describe('the viewer server', () => {
     expect(child.text).toContain('<input type="radio" name="view" id="view-surface" class="view-switch" value="surface" checked>')
   })
 
-  it('L-164 an open turn whose writer stopped is shown as such, never closed; one whose writer holds the session runs', async () => {
+  it('L-166 an open turn whose writer stopped is shown as such, never closed; one whose writer holds the session runs', async () => {
     const log = new LogBuilder('open').startTurn('still going?').reply('working', { finish: false })
     await app.store(log.header, log.events)
     const stopped = await get(app, cookie, '/session/open')
@@ -158,7 +158,7 @@ describe('the viewer server', () => {
     }
   })
 
-  it('L-166 browsing writes nothing: every file of the store keeps its bytes', async () => {
+  it('L-168 browsing writes nothing: every file of the store keeps its bytes', async () => {
     const before = fingerprints(app.root)
     for (const path of ['/', '/session/parent', '/session/parent?page=1', '/session/child', '/session/child?view=surface', '/search?q=zebra', '/session/none']) {
       await get(app, cookie, path)

@@ -18,7 +18,7 @@ describe('the viewer on a SQLite store', () => {
   })
   afterAll(() => app.stop())
 
-  it('L-166 browsing leaves the database file byte-identical', async () => {
+  it('L-168 browsing leaves the database file byte-identical', async () => {
     const file = join(app.root, 'logbook.sqlite')
     const digest = (): string => createHash('sha256').update(readFileSync(file)).digest('hex')
     const before = digest()
@@ -26,7 +26,7 @@ describe('the viewer on a SQLite store', () => {
     expect(digest()).toBe(before)
   })
 
-  it('L-164 a page of a SQLite session gets the turn appended after it was rendered', async () => {
+  it('L-166 a page of a SQLite session gets the turn appended after it was rendered', async () => {
     const page = await get(app, cookie, '/session/db-session')
     expect(page.text).toContain('rows, not lines')
     const after = Number(/data-next-seq="(\d+)"/.exec(page.text)![1])

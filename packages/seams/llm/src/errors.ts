@@ -44,14 +44,11 @@ export class LlmError extends CodedError<LlmErrorCode> {}
  * An adapter-side failure an adapter may throw from `stream`; the seam turns it into `finish error` carrying
  * `failure` unchanged (any thrown value with a string `code` works the same way).
  */
-export class LlmFailureError extends Error {
-  readonly code: string
+export class LlmFailureError extends CodedError<string> {
   readonly failure: LlmFailure
 
   constructor(failure: LlmFailure) {
-    super(failure.message)
-    this.code = failure.code
+    super(failure.code, failure.message)
     this.failure = failure
-    this.name = new.target.name
   }
 }

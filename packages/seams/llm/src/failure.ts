@@ -2,23 +2,8 @@
  * Turning thrown values and hook rejections into in-band `LlmFailure`s and `finish` chunks (spec 03 §3.2).
  */
 
-import type { LlmFailure, StreamChunk } from '@logbook/session'
+import { codeOf, type LlmFailure, messageOf, type StreamChunk } from '@logbook/session'
 import { LlmFailureError, type LlmFailureCode } from './errors.ts'
-
-const CODE = /^[A-Z][A-Z0-9_]*$/
-
-/** The `code` a thrown value carries when it is an UPPER_SNAKE_CASE string, else `undefined`. */
-export function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null | undefined)?.code
-  return typeof code === 'string' && CODE.test(code) ? code : undefined
-}
-
-/** The human-readable message of a thrown value. */
-export function messageOf(error: unknown): string {
-  const message = (error as { message?: unknown } | null | undefined)?.message
-  if (typeof message === 'string') return message
-  return String(error)
-}
 
 /**
  * The failure a thrown value stands for: an `LlmFailureError`'s failure as is; otherwise its UPPER_SNAKE `code`

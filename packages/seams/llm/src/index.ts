@@ -25,11 +25,10 @@ declare module '@deepseek-ai/cordis' {
 export default LlmService
 
 export { LlmService }
-export { normalizeStream, type StreamDeps } from './stream.ts'
 export { assembleMessage, hasVisibleText, type AssembledMessage } from './assemble.ts'
 export { surfaceMessages, requestFromSession, type RequestInit } from './request.ts'
 export { defaultTokenEstimator, tokenEstimatorOf } from './estimator.ts'
-export { codeOf, failureFromError, finishAborted, finishError, messageOf } from './failure.ts'
+export { finishAborted, finishError } from './failure.ts'
 export {
   LlmError,
   LlmFailureError,

@@ -3,8 +3,8 @@
  * `llm/before-stream` hook, abort, at most one `usage`, exactly one `finish`, last.
  */
 
-import type { StreamChunk } from '@logbook/session'
-import { codeOf, failureFromError, finishAborted, finishError, messageOf } from './failure.ts'
+import { codeOf, messageOf, type StreamChunk } from '@logbook/session'
+import { failureFromError, finishAborted, finishError } from './failure.ts'
 import type { LlmAdapter, LlmRequest } from './types.ts'
 
 /** What the wrapper needs from its service: adapter lookup, the awaited hook, and a warning sink. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { LlmRequest } from '../src/index.ts'
-import { boot, collect, fixedAdapter, registerAdapter, request } from './helpers.ts'
+import { boot, fixedAdapter, registerAdapter, request } from './helpers.ts'
+import { drain } from '@logbook/test-kit'
 
 class CodedError extends Error {
   constructor(readonly code: string, message: string) {
@@ -16,7 +17,7 @@ describe('llm/before-stream', () => {
     app.on('llm/before-stream', async () => {
       throw new CodedError('CHECKPOINT_FAILED', 'flush failed: disk full')
     })
-    expect(await collect(app.llm.stream(request()))).toEqual([
+    expect(await drain(app.llm.stream(request()))).toEqual([
       { type: 'finish', reason: 'error', error: { code: 'CHECKPOINT_FAILED', message: 'flush failed: disk full' } },
     ])
     expect(adapter.calls).toHaveLength(0)
@@ -33,7 +34,7 @@ describe('llm/before-stream', () => {
     app.on('llm/before-stream', () => {
       throw new CodedError('SECOND_CODE', 'second')
     })
-    const [finish] = await collect(app.llm.stream(request()))
+    const [finish] = await drain(app.llm.stream(request()))
     expect(finish).toEqual({ type: 'finish', reason: 'error', error: { code: 'FIRST_CODE', message: 'first' } })
   })
 
@@ -43,7 +44,7 @@ describe('llm/before-stream', () => {
     app.on('llm/before-stream', () => {
       throw new Error('nope')
     })
-    expect(await collect(app.llm.stream(request()))).toEqual([
+    expect(await drain(app.llm.stream(request()))).toEqual([
       { type: 'finish', reason: 'error', error: { code: 'HOOK_FAILED', message: 'llm/before-stream listener failed: nope' } },
     ])
   })
@@ -65,7 +66,7 @@ describe('llm/before-stream', () => {
       order.push('hook done')
     })
     const req = request('fake', { sessionId: 's1', purpose: 'turn' })
-    await collect(app.llm.stream(req))
+    await drain(app.llm.stream(req))
     expect(order).toEqual(['hook done', 'adapter'])
     expect(seen).toBe(req)
   })
@@ -76,7 +77,7 @@ describe('llm/before-stream', () => {
     await registerAdapter(app, adapter)
     const controller = new AbortController()
     app.on('llm/before-stream', () => controller.abort())
-    expect(await collect(app.llm.stream(request('fake', { signal: controller.signal })))).toEqual([
+    expect(await drain(app.llm.stream(request('fake', { signal: controller.signal })))).toEqual([
       { type: 'finish', reason: 'aborted', error: { code: 'ABORTED', message: 'request aborted' } },
     ])
     expect(adapter.calls).toHaveLength(0)
@@ -90,8 +91,8 @@ describe('llm/before-stream', () => {
       name: 'policy',
       apply: ctx => void ctx.on('llm/before-stream', () => { throw new CodedError('CHECKPOINT_FAILED', 'x') }),
     })
-    expect((await collect(app.llm.stream(request())))[0]).toMatchObject({ reason: 'error' })
+    expect((await drain(app.llm.stream(request())))[0]).toMatchObject({ reason: 'error' })
     await fiber.dispose()
-    expect(await collect(app.llm.stream(request()))).toEqual([{ type: 'finish', reason: 'stop' }])
+    expect(await drain(app.llm.stream(request()))).toEqual([{ type: 'finish', reason: 'stop' }])
   })
 })

@@ -1,26 +1,13 @@
-import { Context } from '@deepseek-ai/cordis'
+import type { Context } from '@deepseek-ai/cordis'
 import type { Message, MessageId, StreamChunk } from '@logbook/session'
+import { testApp, textsOf } from '@logbook/test-kit'
 import LlmService, { type LlmAdapter, type LlmRequest } from '../src/index.ts'
 
-/** Drain a stream into an array. */
-export async function collect(stream: AsyncIterable<StreamChunk>): Promise<StreamChunk[]> {
-  const chunks: StreamChunk[] = []
-  for await (const chunk of stream) chunks.push(chunk)
-  return chunks
-}
-
-/** A real Cordis app with `@logbook/llm` loaded and a sink for every warning. */
-export async function boot(): Promise<{ app: Context; warnings: string[] }> {
-  const app = new Context()
-  const warnings: string[] = []
-  app.logger.exporter({
-    levels: { default: 3 },
-    export: message => {
-      if (message.type === 'warn') warnings.push(String(message.args[0]))
-    },
-  })
+/** A real Cordis app with `@logbook/llm` loaded; `warnings()` reads every warning logged so far. */
+export async function boot(): Promise<{ app: Context; warnings: () => string[] }> {
+  const { app, records } = testApp()
   await app.plugin(LlmService)
-  return { app, warnings }
+  return { app, warnings: () => textsOf(records, 'warn') }
 }
 
 /** Load a plugin that registers `adapter` on `ctx.llm`; resolves to its fiber. */

@@ -1,7 +1,8 @@
 import type { StreamChunk } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
 import { LlmError, LlmFailureError, type LlmAdapter } from '../src/index.ts'
-import { boot, collect, fixedAdapter, registerAdapter, request } from './helpers.ts'
+import { boot, fixedAdapter, registerAdapter, request } from './helpers.ts'
+import { drain } from '@logbook/test-kit'
 
 const text = (index: number, t: string): StreamChunk => ({ type: 'text-delta', index, text: t })
 const stop: StreamChunk = { type: 'finish', reason: 'stop' }
@@ -50,7 +51,7 @@ describe('ctx.llm.stream normalisation', () => {
         throw { code: 'RATE_LIMIT', message: 'slow down', retryAfterMs: 1500 }
       },
     })
-    const chunks = await collect(app.llm.stream(request()))
+    const chunks = await drain(app.llm.stream(request()))
     expect(chunks).toEqual([
       text(0, 'he'),
       { type: 'finish', reason: 'error', error: { code: 'RATE_LIMIT', message: 'slow down', retryAfterMs: 1500 } },
@@ -64,17 +65,17 @@ describe('ctx.llm.stream normalisation', () => {
       provider: 'typed',
       async *stream() { throw new LlmFailureError({ code: 'AUTH', message: 'bad key', status: 401 }) },
     })
-    expect(await collect(app.llm.stream(request('plain')))).toEqual([
+    expect(await drain(app.llm.stream(request('plain')))).toEqual([
       { type: 'finish', reason: 'error', error: { code: 'PROVIDER', message: 'boom' } },
     ])
-    expect(await collect(app.llm.stream(request('typed')))).toEqual([
+    expect(await drain(app.llm.stream(request('typed')))).toEqual([
       { type: 'finish', reason: 'error', error: { code: 'AUTH', message: 'bad key', status: 401 } },
     ])
   })
 
   it('L-080 an unknown provider is NO_ADAPTER', async () => {
     const { app } = await boot()
-    expect(await collect(app.llm.stream(request('ghost')))).toEqual([
+    expect(await drain(app.llm.stream(request('ghost')))).toEqual([
       { type: 'finish', reason: 'error', error: { code: 'NO_ADAPTER', message: 'no model adapter is registered for provider "ghost"' } },
     ])
   })
@@ -91,14 +92,14 @@ describe('ctx.llm.stream normalisation', () => {
     }
     expect(caught).toBeInstanceOf(LlmError)
     expect(caught).toMatchObject({ code: 'DUPLICATE_PROVIDER', message: 'provider "fake" already has a model adapter' })
-    await collect(app.llm.stream(request()))
+    await drain(app.llm.stream(request()))
     expect(first.calls).toHaveLength(1)
   })
 
   it('L-080 an adapter ending without finish gives PROTOCOL', async () => {
     const { app } = await boot()
     await registerAdapter(app, fixedAdapter('fake', [text(0, 'x')]))
-    expect(await collect(app.llm.stream(request()))).toEqual([
+    expect(await drain(app.llm.stream(request()))).toEqual([
       text(0, 'x'),
       { type: 'finish', reason: 'error', error: { code: 'PROTOCOL', message: 'adapter "fake" ended the stream without a finish chunk' } },
     ])
@@ -107,8 +108,8 @@ describe('ctx.llm.stream normalisation', () => {
   it('L-080 chunks after finish are dropped, each with a warning', async () => {
     const { app, warnings } = await boot()
     await registerAdapter(app, fixedAdapter('fake', [text(0, 'x'), stop, text(0, 'late'), usage(1)]))
-    expect(await collect(app.llm.stream(request()))).toEqual([text(0, 'x'), stop])
-    expect(warnings).toEqual([
+    expect(await drain(app.llm.stream(request()))).toEqual([text(0, 'x'), stop])
+    expect(warnings()).toEqual([
       'adapter "fake" sent a text-delta chunk after finish; dropped',
       'adapter "fake" sent a usage chunk after finish; dropped',
     ])
@@ -117,16 +118,16 @@ describe('ctx.llm.stream normalisation', () => {
   it('keeps the first usage only, warning for each later one', async () => {
     const { app, warnings } = await boot()
     await registerAdapter(app, fixedAdapter('fake', [usage(1), usage(2), stop]))
-    expect(await collect(app.llm.stream(request()))).toEqual([usage(1), stop])
-    expect(warnings).toEqual(['adapter "fake" sent a second usage chunk; dropped'])
+    expect(await drain(app.llm.stream(request()))).toEqual([usage(1), stop])
+    expect(warnings()).toEqual(['adapter "fake" sent a second usage chunk; dropped'])
   })
 
   it('a missing provider or model is BAD_REQUEST and calls no adapter', async () => {
     const { app } = await boot()
     const adapter = fixedAdapter('fake', [stop])
     await registerAdapter(app, adapter)
-    const noModel = await collect(app.llm.stream({ ...request(), config: { provider: 'fake', model: '' } }))
-    const noProvider = await collect(app.llm.stream({ ...request(), config: { model: 'm' } as never }))
+    const noModel = await drain(app.llm.stream({ ...request(), config: { provider: 'fake', model: '' } }))
+    const noProvider = await drain(app.llm.stream({ ...request(), config: { model: 'm' } as never }))
     expect(noModel).toEqual([{ type: 'finish', reason: 'error', error: { code: 'BAD_REQUEST', message: 'request config has no model' } }])
     expect(noProvider).toEqual([{ type: 'finish', reason: 'error', error: { code: 'BAD_REQUEST', message: 'request config has no provider' } }])
     expect(adapter.calls).toHaveLength(0)
@@ -151,14 +152,14 @@ describe('ctx.llm.stream normalisation', () => {
     }
     const aborted: StreamChunk = { type: 'finish', reason: 'aborted', error: { code: 'ABORTED', message: 'request aborted' } }
     expect(chunks).toEqual([text(0, 'Hel'), aborted])
-    expect(await collect(app.llm.stream(request('fake', { signal: controller.signal })))).toEqual([aborted])
+    expect(await drain(app.llm.stream(request('fake', { signal: controller.signal })))).toEqual([aborted])
     expect(calls).toBe(1)
   })
 
   it('fills the error of an adapter finish that lacks one', async () => {
     const { app } = await boot()
     await registerAdapter(app, fixedAdapter('fake', [{ type: 'finish', reason: 'error' }]))
-    expect(await collect(app.llm.stream(request()))).toEqual([
+    expect(await drain(app.llm.stream(request()))).toEqual([
       { type: 'finish', reason: 'error', error: { code: 'PROVIDER', message: 'adapter "fake" finished with an error but gave no details' } },
     ])
   })
@@ -172,7 +173,7 @@ describe('ctx.llm.stream normalisation', () => {
     const stream = app.llm.stream(request())
     await Promise.resolve()
     expect([hooks, adapter.calls.length]).toEqual([0, 0])
-    await collect(stream)
+    await drain(stream)
     expect([hooks, adapter.calls.length]).toEqual([1, 1])
   })
 })

@@ -7,6 +7,7 @@ import { afterEach, beforeEach } from 'vitest'
 import { Context, type Fiber, type Message } from '@deepseek-ai/cordis'
 import SessionStore, { openTurnClosers, type Session, type SessionEvent, type SessionHeader, type SessionId, type SessionMeta } from '@logbook/session'
 import type { PersistenceCommittedEvent, SessionHandle, SessionPersistence } from '@logbook/session-persistence'
+import { captureLogs } from '@logbook/test-kit'
 import { header as buildHeader } from './events.ts'
 import type { ConformanceOptions, DamageKit, StoreFixture } from './types.ts'
 import { WorkerProcess } from './worker/parent.ts'
@@ -26,12 +27,12 @@ export class Mount {
   /** Every `persistence/committed` payload seen by this app, in order. */
   readonly committed: PersistenceCommittedEvent[] = []
   /** Every log message (all levels) of this app. */
-  readonly logs: Message[] = []
+  readonly logs: Message[]
   private backend: Fiber | undefined
   private disposed = false
 
   constructor(readonly app: Context, private readonly storeFiber: Fiber, private readonly fixture: StoreFixture, private readonly overrides: Readonly<Record<string, unknown>>) {
-    app.logger.exporter({ levels: { default: 3 }, export: message => this.logs.push(message) })
+    this.logs = captureLogs(app).records
     app.on('persistence/committed', (event) => {
       this.committed.push(event)
     })

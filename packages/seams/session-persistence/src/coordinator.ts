@@ -5,6 +5,7 @@
  * read.ts, listing.ts, delete.ts, ownership.ts, projection-checkpoints.ts); the service calls them directly.
  */
 import type { Context } from '@deepseek-ai/cordis'
+import { emitContained, warnFailures } from '@logbook/session'
 import type { LockToken, PersistenceBackend } from './backend.ts'
 import { ClaimTable } from './claims.ts'
 import { SessionPersistenceError } from './errors.ts'
@@ -14,8 +15,6 @@ import { OperationQueue } from './operation-queue.ts'
 import { NEVER_ABORTED } from './prelude.ts'
 import type { PersistenceCommittedEvent, PersistenceWriteFailedEvent, SessionPersistenceConfig } from './types.ts'
 import { describe } from './util.ts'
-
-type Listener = (...args: unknown[]) => unknown
 
 /** The coordinator of one plugin instance. */
 export class Coordinator implements Host {
@@ -30,6 +29,8 @@ export class Coordinator implements Host {
   /** Set when teardown began; its outcome (rejects `AggregateError` on failures). */
   disposal: Promise<void> | undefined
   private readonly live: LiveSessions
+  /** Logs a diagnostic listener's failure as `<event> listener threw: <error>` (02 §1.8). */
+  private readonly failures = warnFailures(text => this.logger.warn(text), describe)
 
   constructor(private readonly ctx: Context, config: SessionPersistenceConfig, backend: PersistenceBackend<unknown, LockToken>) {
     this.backend = backend
@@ -50,24 +51,7 @@ export class Coordinator implements Host {
 
   /** Emit a diagnostic event, containing each listener's failure (02 §1.8). */
   emit(name: string, payload: unknown): void {
-    const args: unknown[] = [name, payload]
-    let callbacks: Listener[]
-    try {
-      callbacks = (this.ctx.events.dispatch('emit', args) as Listener[])
-    } catch (error) {
-      this.logger.warn(`${name} dispatch failed: ${describe(error)}`)
-      return
-    }
-    for (const callback of callbacks) {
-      try {
-        const result = callback(...args) as { then?: unknown } | undefined
-        if (typeof result?.then === 'function') {
-          ;(result as Promise<unknown>).then(undefined, (error: unknown) => this.logger.warn(`${name} listener rejected: ${describe(error)}`))
-        }
-      } catch (error) {
-        this.logger.warn(`${name} listener threw: ${describe(error)}`)
-      }
-    }
+    emitContained(this.ctx.events, this.failures, name, [payload])
   }
 
   committed(event: PersistenceCommittedEvent): void {

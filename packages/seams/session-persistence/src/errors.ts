@@ -3,7 +3,7 @@
  * extra fields, a guard, and the exact message builders the spec quotes. Backends (JSONL, SQLite) throw these too.
  */
 
-import { SESSION_FORMAT_VERSION, SUPPORTED_SESSION_FORMAT_VERSIONS } from '@logbook/session'
+import { CodedError, SESSION_FORMAT_VERSION, SUPPORTED_SESSION_FORMAT_VERSIONS } from '@logbook/session'
 
 /** Every code a `SessionPersistenceError` can carry (02 §1.7). `PERSISTENCE_NOT_CONFIGURED` belongs to chapter 03. */
 export type SessionPersistenceErrorCode =
@@ -38,19 +38,16 @@ export interface SessionPersistenceErrorOptions {
 }
 
 /** A documented persistence failure: `code` is from the closed union, `message` is one line. */
-export class SessionPersistenceError extends Error {
-  declare readonly code: SessionPersistenceErrorCode
+export class SessionPersistenceError extends CodedError<SessionPersistenceErrorCode> {
   readonly sessionId?: string
   readonly location?: string
   readonly details?: Readonly<Record<string, unknown>>
 
   constructor(code: SessionPersistenceErrorCode, message: string, options: SessionPersistenceErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
-    Object.defineProperty(this, 'code', { value: code, enumerable: true, writable: false })
+    super(code, message, options.cause === undefined ? undefined : { cause: options.cause })
     if (options.sessionId !== undefined) this.sessionId = options.sessionId
     if (options.location !== undefined) this.location = options.location
     if (options.details !== undefined) this.details = options.details
-    this.name = new.target.name
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { Context, type Exporter, type Message } from '@deepseek-ai/cordis'
 import SessionStore, { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader, type SessionId } from '@logbook/session'
+import { testApp, textsOf } from '@logbook/test-kit'
 import type { LockToken, PersistenceBackend } from '../src/backend.ts'
 import { SessionPersistenceConfigSchema } from '../src/config.ts'
 import { SessionPersistenceError } from '../src/errors.ts'
@@ -13,12 +14,9 @@ import type { SessionPersistenceConfig } from '../src/types.ts'
 
 /** A root app with `ctx.sessions` loaded and every log line captured. */
 export async function makeApp(): Promise<{ app: Context; logs: Message[] }> {
-  const app = new Context()
-  const logs: Message[] = []
-  const exporter: Exporter = { levels: { default: 3 }, export: message => logs.push(message) }
-  app.logger.exporter(exporter)
+  const { app, records } = testApp()
   await app.plugin(SessionStore)
-  return { app, logs }
+  return { app, logs: records }
 }
 
 type HookName = Exclude<keyof PersistenceBackend, 'name' | 'capabilities' | 'eventState'>
@@ -136,7 +134,7 @@ export async function storedEvents(backend: MemoryBackend, id: string): Promise<
 
 /** The log lines of the coordinator's logger of one type. */
 export function logsOf(logs: Message[], type: Message['type']): string[] {
-  return logs.filter(m => m.name === 'session-persistence' && m.type === type).map(m => String(m.args[0]))
+  return textsOf(logs, type, 'session-persistence')
 }
 
 /** A header for `create`. */

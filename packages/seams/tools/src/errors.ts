@@ -19,17 +19,10 @@ export class ToolRegistryError extends CodedError<ToolRegistryErrorCode> {}
  * A failure a tool body throws on purpose: the outcome keeps `code` (default `TOOL_ERROR`) and the message, and
  * its `error.name` is `ToolError`.
  */
-export class ToolError extends Error {
-  readonly code: string
-
+export class ToolError extends CodedError<string> {
   constructor(message: string, code = 'TOOL_ERROR') {
-    super(message)
-    this.code = typeof code === 'string' && code !== '' ? code : 'TOOL_ERROR'
+    super(typeof code === 'string' && code !== '' ? code : 'TOOL_ERROR', message)
+    // Subclasses of a tool's own keep the documented name: the outcome reports it as `error.name`.
     this.name = 'ToolError'
   }
-}
-
-/** Exhaustiveness guard for closed unions. */
-export function assertNever(value: never): never {
-  throw new Error(`unexpected value ${String(value)}`)
 }

@@ -3,9 +3,9 @@
  * then the body under its signal and timeout. Every failure becomes an outcome; nothing here throws.
  */
 
-import type { JsonValue } from '@logbook/session'
+import { codeOf, type JsonValue, messageOf } from '@logbook/session'
 import { ToolError } from './errors.ts'
-import { errorOutcome, returnOutcome, unknownToolMessage } from './outcome.ts'
+import { errorOutcome, returnOutcome, thrownOutcome, unknownToolMessage } from './outcome.ts'
 import { argumentViolation } from './schema.ts'
 import type { ToolArguments, ToolDefinition, ToolExecution, ToolOutcome } from './types.ts'
 
@@ -14,23 +14,6 @@ export interface ExecuteDeps {
   lookup(name: string): ToolDefinition | undefined
   /** Awaits `tools/before-execute`; rejects with an `AggregateError` of failures in listener registration order. */
   beforeExecute(execution: ToolExecution): Promise<void>
-}
-
-const CODE = /^[A-Z][A-Z0-9_]*$/
-
-function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null | undefined)?.code
-  return typeof code === 'string' && CODE.test(code) ? code : undefined
-}
-
-function messageOf(error: unknown): string {
-  const message = (error as { message?: unknown } | null | undefined)?.message
-  return typeof message === 'string' ? message : String(error)
-}
-
-function nameOf(error: unknown): string {
-  const name = (error as { name?: unknown } | null | undefined)?.name
-  return typeof name === 'string' && name !== '' ? name : 'ToolError'
 }
 
 /** Step 1: the definition and the parsed, schema-checked arguments, or the failed outcome. */
@@ -55,8 +38,8 @@ function prepare(execution: ToolExecution, deps: ExecuteDeps): { def: ToolDefini
 function hookOutcome(error: unknown): ToolOutcome {
   const first = error instanceof AggregateError && error.errors.length > 0 ? error.errors[0] : error
   const code = codeOf(first)
-  if (code !== undefined) return errorOutcome(code, messageOf(first), nameOf(first))
-  return errorOutcome('HOOK_FAILED', `tools/before-execute listener failed: ${messageOf(first)}`, nameOf(first))
+  if (code !== undefined) return thrownOutcome(code, first)
+  return thrownOutcome('HOOK_FAILED', first, `tools/before-execute listener failed: ${messageOf(first)}`)
 }
 
 /**
@@ -103,8 +86,8 @@ async function runBody(def: ToolDefinition, args: ToolArguments, execution: Tool
       return errorOutcome('TOOL_ERROR', `tool "${def.name}" returned an invalid result: ${outcome}`)
     } catch (error) {
       if (error instanceof ToolError && error.code !== 'TOOL_ERROR') return errorOutcome(error.code, error.message, error.name)
-      if (execution.signal.aborted) return errorOutcome('ABORTED', messageOf(error), nameOf(error))
-      return errorOutcome(error instanceof ToolError ? error.code : 'TOOL_ERROR', messageOf(error), nameOf(error))
+      if (execution.signal.aborted) return thrownOutcome('ABORTED', error)
+      return thrownOutcome(error instanceof ToolError ? error.code : 'TOOL_ERROR', error)
     }
   })()
   try {

@@ -24,10 +24,7 @@ declare module '@deepseek-ai/cordis' {
 export default ToolsService
 
 export { ToolsService }
-export { executeTool, type ExecuteDeps } from './execute.ts'
-export { errorOutcome, returnOutcome, unknownToolMessage } from './outcome.ts'
-export { argumentViolation, schemaProblem } from './schema.ts'
-export { assertToolDefinition } from './validate.ts'
+export { errorOutcome, thrownOutcome, unknownToolMessage } from './outcome.ts'
 export { ToolError, ToolRegistryError, type ToolOutcomeCode, type ToolRegistryErrorCode } from './errors.ts'
 export type {
   ToolArguments,

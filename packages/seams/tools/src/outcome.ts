@@ -3,13 +3,22 @@
  * value is checked at the tool boundary before it becomes content.
  */
 
-import { assertSessionEvent, isJsonValue, snapshotJsonValue, type JsonValue } from '@logbook/session'
+import { assertSessionEvent, isJsonValue, type JsonValue, messageOf, snapshotJsonValue } from '@logbook/session'
 import type { ToolContent, ToolOutcome, ToolOutcomeError } from './types.ts'
 
 /** A failed outcome: `isError`, one text part `Error: <message>`, and `error { name, code, message }`. */
 export function errorOutcome(code: string, message: string, name = 'ToolError'): ToolOutcome {
   const error: ToolOutcomeError = { name, code, message }
   return { isError: true, content: [{ type: 'text', text: `Error: ${message}` }], error }
+}
+
+/**
+ * The failed outcome of a thrown value: `code`, the value's message (or `message` when given), and its `name` when
+ * that is a non-empty string, else `ToolError`.
+ */
+export function thrownOutcome(code: string, error: unknown, message = messageOf(error)): ToolOutcome {
+  const name = (error as { name?: unknown } | null | undefined)?.name
+  return errorOutcome(code, message, typeof name === 'string' && name !== '' ? name : 'ToolError')
 }
 
 /** The message of the `UNKNOWN_TOOL` outcome for `name` (shared with callers that refuse a tool themselves). */
@@ -38,8 +47,7 @@ function contentProblem(content: ToolContent): string | undefined {
     })
     return undefined
   } catch (error) {
-    const message = (error as { message?: unknown } | null)?.message
-    const text = typeof message === 'string' ? message : String(error)
+    const text = messageOf(error)
     return text.startsWith(PROBE_PREFIX) ? `content${text.slice(PROBE_PREFIX.length)}` : text
   }
 }

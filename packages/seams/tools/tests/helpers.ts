@@ -1,10 +1,11 @@
-import { Context } from '@deepseek-ai/cordis'
+import type { Context } from '@deepseek-ai/cordis'
 import { CallId, Session, SessionId } from '@logbook/session'
+import { testApp } from '@logbook/test-kit'
 import ToolsService, { type ToolDefinition, type ToolExecution } from '../src/index.ts'
 
 /** A real app with `@logbook/tools` loaded. */
 export async function boot(): Promise<Context> {
-  const app = new Context()
+  const { app } = testApp()
   await app.plugin(ToolsService)
   return app
 }

@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ToolDefinition } from '../src/index.ts'
+import { thrown } from '@logbook/test-kit'
 import { boot, echo } from './helpers.ts'
-
-function thrown(fn: () => unknown): { code?: string; message: string; name: string } {
-  try {
-    fn()
-  } catch (error) {
-    return error as { code?: string; message: string; name: string }
-  }
-  throw new Error('expected a throw')
-}
 
 describe('tool registry', () => {
   it('L-090 a duplicate name is TOOL_NAME_TAKEN and a bad name INVALID_TOOL; nothing changes', async () => {

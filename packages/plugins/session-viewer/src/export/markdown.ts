@@ -5,7 +5,7 @@
  * not its HTML: `&`, `<` and `>` are written as entities, so no renderer turns session text into markup.
  */
 
-import { assertNever } from '@logbook/compaction'
+import { assertNever } from '@logbook/session'
 import { resultText } from '../model/content.ts'
 import type { AssistantItem, LogItem, ToolRun } from '../model/item-types.ts'
 import { segmentItems } from '../model/items.ts'

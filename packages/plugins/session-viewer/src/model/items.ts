@@ -5,7 +5,7 @@
  * while a step runs or after a failed attempt), compaction brackets, prunes, fork and resume markers, the turn end.
  */
 
-import { CHECKPOINT_ID_PREFIX, isCompactionCheckpoint } from '@logbook/compaction'
+import { SUMMARY_NODE_ID_PREFIX, isCompactionCheckpoint } from '@logbook/compaction'
 import { isAppendSurfaceEvent, type SessionEvent, type TurnEndReason } from '@logbook/session'
 import { resultParts, textParts } from './content.ts'
 import type { CompactionItem, ForkCuts, LogItem, PartialItem, SegmentItems, SyntheticCause, ToolOutcome, ToolRun } from './item-types.ts'
@@ -68,7 +68,7 @@ export function messageItem(view: SessionView, event: SessionEvent): LogItem | u
     case 'system/message':
       return { kind: 'system', seq, text: textParts(event.data.content).text, rewrite: !isAppendSurfaceEvent(event), ...shadowOf(view, seq) }
     case 'user/message': {
-      if (isCompactionCheckpoint(event)) return compactionInfo(view, event.data.id.slice(CHECKPOINT_ID_PREFIX.length))
+      if (isCompactionCheckpoint(event)) return compactionInfo(view, event.data.id.slice(SUMMARY_NODE_ID_PREFIX.length))
       const text = textParts(event.data.content).text
       if (!isAppendSurfaceEvent(event)) return { kind: 'replace', seq, type: event.type, text, shadowedSeqs: replacedSeqs(event) }
       const source = event.data.source as { kind: string; plugin?: string }

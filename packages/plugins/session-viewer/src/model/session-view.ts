@@ -3,7 +3,7 @@
  * kept current by `append` as a tail of newly stored events arrives. Building it never copies or mutates the events.
  */
 
-import { CHECKPOINT_ID_PREFIX, isCompactionCheckpoint } from '@logbook/compaction'
+import { SUMMARY_NODE_ID_PREFIX, isCompactionCheckpoint } from '@logbook/compaction'
 import { foldSurface, isSurfaceEvent, type SessionEvent, type SessionHeader, type TokenUsage } from '@logbook/session'
 import { titleProjection, type TitleState } from '@logbook/session-projection'
 import { SessionViewerError } from '../errors.ts'
@@ -71,7 +71,7 @@ function compactionIdOf(event: SessionEvent): string | undefined {
     case 'compaction/end':
       return event.data.compactionId
     default:
-      return isCompactionCheckpoint(event) && event.type === 'user/message' ? event.data.id.slice(CHECKPOINT_ID_PREFIX.length) : undefined
+      return isCompactionCheckpoint(event) && event.type === 'user/message' ? event.data.id.slice(SUMMARY_NODE_ID_PREFIX.length) : undefined
   }
 }
 

@@ -3,8 +3,7 @@
  * images are shown as references (never fetched), so a page never loads anything from elsewhere.
  */
 
-import { assertNever } from '@logbook/compaction'
-import type { ImageRef } from '@logbook/session'
+import { assertNever, type ImageRef } from '@logbook/session'
 import { html, join, type Html } from '../html.ts'
 import type { ResultPart } from '../model/content.ts'
 import type { AssistantItem, CompactionItem, LogItem, PartialItem, ToolOutcome, ToolRun } from '../model/item-types.ts'

@@ -4,7 +4,7 @@
  * radio inputs and CSS, so it works in an exported file without a script.
  */
 
-import { assertNever } from '@logbook/compaction'
+import { assertNever } from '@logbook/session'
 import { html, type Html } from '../html.ts'
 import type { PageRange } from '../model/pages.ts'
 import type { SessionView } from '../model/session-view.ts'

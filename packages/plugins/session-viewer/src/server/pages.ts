@@ -4,9 +4,10 @@
  * with a status and a whole document; a failure is one sentence on the page, never a stack.
  */
 
+import { codeOf } from '@logbook/session'
 import type { SessionPersistence } from '@logbook/session-persistence'
 import type { SessionProjections, StatsView } from '@logbook/session-projection'
-import { codeOf, messageOf } from '../errors.ts'
+import { lineOf } from '../errors.ts'
 import { pageOf } from '../model/pages.ts'
 import type { SessionView } from '../model/session-view.ts'
 import { surfaceGroups } from '../model/surface-groups.ts'
@@ -78,11 +79,11 @@ export async function listPage(deps: PageDeps, url: URL): Promise<PageResult> {
   try {
     page = await deps.persistence().list({ limit: deps.config.listLimit, ...(cursor === undefined ? {} : { cursor }) })
   } catch (error) {
-    if (cursor !== undefined && codeOf(error) === 'INVALID_ARGUMENT') return problemPage(400, 'Sessions', `That page link is not valid: ${messageOf(error)}`)
+    if (cursor !== undefined && codeOf(error) === 'INVALID_ARGUMENT') return problemPage(400, 'Sessions', `That page link is not valid: ${lineOf(error)}`)
     throw error
   }
   const rows = await Promise.all(page.items.map(summary => listedSession(deps, summary)))
-  const problems = page.problems.map(problem => `Cannot list ${problem.sessionId ?? problem.location}: ${messageOf(problem.error)}`)
+  const problems = page.problems.map(problem => `Cannot list ${problem.sessionId ?? problem.location}: ${lineOf(problem.error)}`)
   return { status: 200, html: documentHtml('served', 'Sessions — Logbook', listPageBody(rows, page.nextCursor, problems)) }
 }
 
@@ -101,9 +102,9 @@ export async function searchPage(deps: PageDeps, url: URL): Promise<PageResult> 
     return answer(200, { hits })
   } catch (error) {
     const code = codeOf(error)
-    if (code === 'INVALID_QUERY' || code === 'INVALID_ARGUMENT' || code === 'SESSION_NOT_FOUND') return answer(400, { message: messageOf(error) })
-    deps.warn(`search for ${JSON.stringify(query)} failed: ${messageOf(error)}`)
-    return answer(500, { message: `Search failed: ${messageOf(error)}` })
+    if (code === 'INVALID_QUERY' || code === 'INVALID_ARGUMENT' || code === 'SESSION_NOT_FOUND') return answer(400, { message: lineOf(error) })
+    deps.warn(`search for ${JSON.stringify(query)} failed: ${lineOf(error)}`)
+    return answer(500, { message: `Search failed: ${lineOf(error)}` })
   }
 }
 

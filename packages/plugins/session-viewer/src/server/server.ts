@@ -8,10 +8,10 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import { isValidSessionId } from '@logbook/session'
+import { codeOf, isValidSessionId } from '@logbook/session'
 import type { SessionPersistence } from '@logbook/session-persistence'
 import type { SessionProjections } from '@logbook/session-projection'
-import { codeOf, messageOf, SessionViewerError } from '../errors.ts'
+import { lineOf, SessionViewerError } from '../errors.ts'
 import { assetText } from '../render/document.ts'
 import type { ForkRelatives } from '../render/session-page.ts'
 import type { SessionViewerConfig, ViewerSearch } from '../types.ts'
@@ -70,7 +70,7 @@ export class ViewerServer {
   async listen(): Promise<number> {
     await new Promise<void>((resolve, reject) => {
       const fail = (error: Error): void => {
-        reject(new SessionViewerError('LISTEN_FAILED', `cannot listen on ${VIEWER_HOST}:${this.config.port}: ${messageOf(error)}`, { cause: error }))
+        reject(new SessionViewerError('LISTEN_FAILED', `cannot listen on ${VIEWER_HOST}:${this.config.port}: ${lineOf(error)}`, { cause: error }))
       }
       this.server.once('error', fail)
       this.server.listen(this.config.port, VIEWER_HOST, () => {
@@ -132,8 +132,8 @@ export class ViewerServer {
       }
       await this.route(request, response, url)
     } catch (error) {
-      this.deps.warn(`request ${request.url ?? ''} failed: ${messageOf(error)}`)
-      if (!response.headersSent) this.answer(response, problemPage(500, 'Something went wrong', messageOf(error)))
+      this.deps.warn(`request ${request.url ?? ''} failed: ${lineOf(error)}`)
+      if (!response.headersSent) this.answer(response, problemPage(500, 'Something went wrong', lineOf(error)))
       else response.end()
     }
   }

@@ -6,12 +6,12 @@ import { readFileSync } from 'node:fs'
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore from '@logbook/session'
 import JsonlSessionPersistence from '@logbook/session-persistence-jsonl'
-import { registerCompactionEventTypes } from '@logbook/compaction'
+import * as Compaction from '@logbook/compaction'
 
 const [root, id, file] = process.argv.slice(2) as [string, string, string]
 const app = new Context()
 await app.plugin(SessionStore)
-registerCompactionEventTypes(app)
+await app.plugin(Compaction)
 await app.plugin(JsonlSessionPersistence, { root, durability: 'fsync' })
 const handle = await app.sessionPersistence.open(id, 'write')
 await handle.append(JSON.parse(readFileSync(file, 'utf8')))

@@ -1,0 +1,104 @@
+/**
+ * Listing (02 §6b "List"): one keyset query over `logbook_sessions` with the filters, `ORDER BY updated_at DESC, id
+ * ASC` (ids in the `"C"` collation: UTF-8 byte order), each row joined with its last event row. Header and last
+ * record are checked (checksum, format version, header shape and columns); a row that fails is a problem on the
+ * first page and skipped on later ones. The first page reads every matching row, so it sees every problem.
+ */
+import { assertSessionHeader, deepFreeze, SESSION_FORMAT_VERSION, SessionId, type SessionHeader } from '@logbook/session'
+import {
+  formatVersionError,
+  SessionPersistenceCorruptionError,
+  type BackendListQuery,
+  type BackendListResult,
+  type ListProblem,
+  type SessionSummary,
+} from '@logbook/session-persistence'
+import { crcMatches } from './checksum.ts'
+import { checksumMismatch } from './rows.ts'
+import { headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
+import type { PgStore } from './store.ts'
+
+interface ListRow extends SessionRow {
+  readonly tail_last_seq: number | null
+  readonly tail_body: string | null
+  readonly tail_crc: number | null
+}
+
+/** The values `listSessions` binds for `query`, with `limit` rows (`null`: all). */
+function listValues(query: BackendListQuery, limit: number | null): unknown[] {
+  const parentMode = query.parentSession === undefined ? 0 : query.parentSession === null ? 2 : 1
+  return [
+    query.cwd ?? null,
+    parentMode,
+    typeof query.parentSession === 'string' ? query.parentSession : null,
+    query.updatedAfter ?? null,
+    query.after?.updatedAt ?? null,
+    query.after?.id ?? null,
+    limit,
+  ]
+}
+
+/** The summary of a row, or the error that prevents one. */
+function summarise(row: ListRow, storeId: string): SessionSummary | Error {
+  let header: unknown
+  try {
+    header = parseHeader(row)
+    if (row.tail_body !== null && !crcMatches(row.tail_body, row.tail_crc)) {
+      throw checksumMismatch(row.id, `the record ending at seq ${String(row.tail_last_seq)}`, row.tail_last_seq ?? undefined)
+    }
+  } catch (error) {
+    return error as Error
+  }
+  if (header === undefined) {
+    return new SessionPersistenceCorruptionError(`session "${row.id}": stored header is not valid JSON`, { sessionId: row.id, detail: 'header is not valid JSON' })
+  }
+  const version = (header as { version?: unknown } | null)?.version
+  if (typeof version === 'number' && version !== SESSION_FORMAT_VERSION) return formatVersionError(row.id, version, SESSION_FORMAT_VERSION)
+  try {
+    const problem = headerColumnProblem(row, header)
+    if (problem !== undefined) throw new Error(problem)
+    assertSessionHeader(header, SessionId(row.id))
+  } catch (error) {
+    const detail = (error as Error).message
+    return new SessionPersistenceCorruptionError(`session "${row.id}": ${detail}`, { sessionId: row.id, detail, cause: error })
+  }
+  return {
+    id: row.id,
+    header: deepFreeze(header as SessionHeader),
+    eventCount: row.next_seq,
+    updatedAt: row.updated_at,
+    revision: revisionToken(storeId, row.incarnation, row.revision),
+  }
+}
+
+/**
+ * One page after `query.after`: at most `query.limit` summaries, whether more exist, and (first page) the problems.
+ * A later page reads `limit + 1` rows at a time, reading on past rows it must skip.
+ */
+export async function listSessions(store: PgStore, query: BackendListQuery, storeId: string): Promise<BackendListResult> {
+  const firstPage = query.after === undefined
+  const items: SessionSummary[] = []
+  const problems: ListProblem[] = []
+  let after = query.after
+  for (;;) {
+    const batch = firstPage ? null : query.limit + 1
+    const rows = await store.query<ListRow>(store.sql.listSessions, listValues({ ...query, ...(after === undefined ? {} : { after }) }, batch))
+    for (const row of rows) {
+      const summary = summarise(row, storeId)
+      if (summary instanceof Error) {
+        if (firstPage) problems.push({ location: store.label, sessionId: row.id, error: summary })
+        continue
+      }
+      if (items.length === query.limit) {
+        if (firstPage) continue
+        return { items, hasMore: true, problems }
+      }
+      items.push(summary)
+    }
+    const last = rows.at(-1)
+    if (firstPage || batch === null || rows.length < batch || last === undefined) {
+      return { items, hasMore: firstPage && rows.length - problems.length > items.length, problems }
+    }
+    after = { updatedAt: last.updated_at, id: last.id }
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Event rows as §4.1 records (02 §6b "Defects"): each row's checksum is recomputed first (a mismatch is corruption,
+ * refused before anything else), then the body is decoded once by the shared codec and checked against the row's
+ * `seq`, `last_seq`, `kind`, `type` and `time` columns. A record's marker is the seq the valid prefix would end at
+ * if the record were the first defect.
+ */
+import { CHUNK_ROW_TAGS } from '@logbook/session'
+import {
+  decodeRecordValue,
+  isTurnEndEvidence,
+  SessionPersistenceCorruptionError,
+  type RecordResult,
+  type ScanRecord,
+} from '@logbook/session-persistence'
+import { crcMatches } from './checksum.ts'
+
+/** One `logbook_events` row as `selectEvents` returns it in array mode. */
+export type EventRow = readonly [seq: number, lastSeq: number, kind: string, type: string, time: number, body: string, crc: number]
+
+const TAGS: ReadonlySet<unknown> = new Set(CHUNK_ROW_TAGS)
+
+/** `SESSION_CORRUPT` for a record whose stored checksum does not match its text; nothing is rewritten. */
+export function checksumMismatch(sessionId: string, what: string, seq?: number): SessionPersistenceCorruptionError {
+  const detail = `checksum mismatch in ${what}`
+  return new SessionPersistenceCorruptionError(`session "${sessionId}": corrupt log: ${detail}`, {
+    sessionId,
+    detail,
+    ...(seq === undefined ? {} : { seq }),
+  })
+}
+
+/** How many events a row claims by its columns (`last_seq − seq + 1`), counted when a torn last row is dropped. */
+export function coveredBy(row: EventRow): number {
+  return row[1] >= row[0] ? row[1] - row[0] + 1 : 1
+}
+
+/** The problem of a decoded row against its columns, or `undefined`. */
+function columnProblem(row: EventRow, value: unknown, events: RecordResult & { ok: true }): string | undefined {
+  const first = events.events[0] as { type?: unknown; seq?: unknown; time?: unknown } | undefined
+  const last = events.events[events.events.length - 1] as { seq?: unknown } | undefined
+  if (first === undefined || last === undefined) return 'holds no event'
+  const tag = (value as { type?: unknown }).type
+  const kind = TAGS.has(tag) ? tag as string : 'event'
+  if (kind !== row[2]) return `body kind ${kind} differs from kind column ${row[2]}`
+  if (first.seq !== row[0]) return `body seq ${String(first.seq)} differs from seq column`
+  if (last.seq !== row[1]) return `body last seq ${String(last.seq)} differs from last_seq column ${row[1]}`
+  if (first.type !== row[3]) return `body type ${String(first.type)} differs from type column ${row[3]}`
+  if (first.time !== row[4]) return `body time ${String(first.time)} differs from time column ${row[4]}`
+  return undefined
+}
+
+const failed = (row: EventRow, reason: string, turnEndEvidence: boolean): RecordResult =>
+  ({ ok: false, reason: `row at seq ${row[0]}: ${reason}`, turnEndEvidence })
+
+/**
+ * Decode `row` as a record result.
+ * @throws SessionPersistenceCorruptionError when the row's checksum does not match its body.
+ */
+export function decodeRow(sessionId: string, row: EventRow): RecordResult {
+  if (!crcMatches(row[5], row[6])) throw checksumMismatch(sessionId, `the record at seq ${row[0]}`, row[0])
+  let value: unknown
+  try {
+    value = JSON.parse(row[5])
+  } catch {
+    return failed(row, 'body is not valid JSON', false)
+  }
+  const evidence = isTurnEndEvidence(value)
+  const decoded = decodeRecordValue(value)
+  if (!decoded.ok) return failed(row, decoded.reason, evidence)
+  const problem = columnProblem(row, value, decoded)
+  return problem === undefined ? decoded : failed(row, problem, evidence)
+}
+
+/** The scan record of `row` (`marker`: the end of the previous row). */
+export function rowRecord(sessionId: string, marker: number, row: EventRow): ScanRecord<number> {
+  return { marker, complete: true, result: decodeRow(sessionId, row), eventCount: coveredBy(row) }
+}
+
+/** The time of the last event of a valid row (for `updated_at` after a cut); `undefined` when it does not decode. */
+export function lastTimeOf(sessionId: string, row: EventRow): number | undefined {
+  const result = decodeRow(sessionId, row)
+  if (!result.ok) return undefined
+  const time = (result.events[result.events.length - 1] as { time?: unknown } | undefined)?.time
+  return typeof time === 'number' ? time : undefined
+}

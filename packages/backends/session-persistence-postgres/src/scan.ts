@@ -1,0 +1,106 @@
+/**
+ * Reading one session (02 §6b "Reads"): the session row and its event rows in one `REPEATABLE READ` snapshot. A full
+ * scan reads every row in seq order; a seek reads the rows from `fromSeq − 1023` (a packed row holds ≤ 1024
+ * members) whose last seq reaches `fromSeq`, through the `(session_id, seq)` key, never the whole log. Rows at or
+ * beyond `next_seq` and rows missing below it are defects too.
+ */
+import type { PhysicalScan, ScanRecord } from '@logbook/session-persistence'
+import { coveredBy, decodeRow, rowRecord, type EventRow } from './rows.ts'
+import { headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
+import type { Client, PgStore } from './store.ts'
+
+/** Most members of a packed row, hence how far before `fromSeq` a seek starts. */
+export const SEEK_WINDOW = 1023
+const NO_BOUND = -Number.MAX_SAFE_INTEGER
+
+/** What a scan needs from its backend: identity, the row-count cache and the rows-read counter. */
+export interface ScanState {
+  readonly storeId: string
+  readonly rowCounts: Map<string, { readonly revision: string; readonly rows: number }>
+  countRead(rows: number): void
+}
+
+const isTurnEnd = (result: ReturnType<typeof decodeRow>): boolean =>
+  result.ok ? result.events.length === 1 && result.events[0]!.type === 'turn/end' : result.turnEndEvidence
+
+/** One record per row, plus the store-only defects; `fromSeq` 0 for a full scan. */
+export function rowRecords(id: string, rows: readonly EventRow[], nextSeq: number, fromSeq: number): { records: ScanRecord<number>[]; startSeq: number } {
+  const records: ScanRecord<number>[] = []
+  let end: number | undefined
+  let startSeq = fromSeq
+  for (const row of rows) {
+    if (end === undefined) {
+      startSeq = Math.min(row[0], fromSeq)
+      end = startSeq
+    }
+    if (row[1] >= nextSeq) {
+      const result = decodeRow(id, row)
+      records.push({
+        marker: end,
+        complete: true,
+        result: { ok: false, reason: `row at seq ${row[0]} reaches beyond the stored next seq ${nextSeq}`, turnEndEvidence: isTurnEnd(result) },
+        eventCount: coveredBy(row),
+      })
+    } else {
+      records.push(rowRecord(id, end, row))
+    }
+    end = Math.max(end, row[1] + 1)
+  }
+  if (end === undefined) {
+    startSeq = Math.min(fromSeq, nextSeq)
+    end = startSeq
+  }
+  if (end < nextSeq) {
+    records.push({
+      marker: end,
+      complete: true,
+      result: { ok: false, reason: `rows from seq ${end} below the stored next seq ${nextSeq} are missing`, turnEndEvidence: false },
+    })
+  }
+  return { records, startSeq }
+}
+
+/** The event rows of `id` from `from` whose last seq reaches `reach`, in seq order. */
+export async function selectRows(client: Client, store: PgStore, id: string, from: number, reach: number): Promise<EventRow[]> {
+  const result = await client.query({ text: store.sql.selectEvents, values: [id, from, reach], rowMode: 'array' })
+  return result.rows as unknown as EventRow[]
+}
+
+/**
+ * Scan session `id`; `undefined` when no session row exists. A seek reports `physicalLength` −1 unless the row count
+ * of this revision is cached (the coordinator uses it only from commits).
+ * @throws SessionPersistenceCorruptionError on a checksum mismatch (header or any row read), `STORE_IO`.
+ */
+export async function scanSession(store: PgStore, id: string, fromSeq: number | undefined, state: ScanState): Promise<PhysicalScan<number> | undefined> {
+  const seek = fromSeq !== undefined && fromSeq > 0
+  const read = await store.snapshot(async (client) => {
+    const session = (await client.query<SessionRow>(store.sql.selectSession, [id])).rows[0]
+    if (session === undefined) return undefined
+    const rows = seek ? await selectRows(client, store, id, fromSeq - SEEK_WINDOW, fromSeq) : await selectRows(client, store, id, NO_BOUND, NO_BOUND)
+    return { session, rows }
+  })
+  if (read === undefined) return undefined
+  const { session, rows } = read
+  const header = parseHeader(session)
+  const headerProblem = header === undefined ? undefined : headerColumnProblem(session, header)
+  const revision = revisionToken(state.storeId, session.incarnation, session.revision)
+  const { records, startSeq } = rowRecords(id, rows, session.next_seq, seek ? fromSeq : 0)
+  state.countRead(rows.length)
+  let physicalLength = rows.length
+  if (seek) {
+    const cached = state.rowCounts.get(id)
+    physicalLength = cached?.revision === revision ? cached.rows : -1
+  } else {
+    state.rowCounts.set(id, { revision, rows: rows.length })
+  }
+  return {
+    header,
+    ...(headerProblem === undefined ? {} : { headerProblem }),
+    storeId: state.storeId,
+    incarnation: session.incarnation,
+    revision,
+    physicalLength,
+    startSeq,
+    records,
+  }
+}

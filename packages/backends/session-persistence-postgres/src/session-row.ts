@@ -1,0 +1,86 @@
+/**
+ * The `logbook_sessions` row: `header` is the full header JSON (its checksum in `crc`), the other header columns
+ * are indexed copies that must agree with it, and the revision token is `postgres:<storeId>:<incarnation>:<revision>`.
+ */
+import type { SessionHeader } from '@logbook/session'
+import { SessionPersistenceError } from '@logbook/session-persistence'
+import { crcMatches, recordCrc } from './checksum.ts'
+import { checksumMismatch } from './rows.ts'
+
+/** A `logbook_sessions` row as selected. */
+export interface SessionRow {
+  readonly id: string
+  readonly version: number
+  readonly created_at: number
+  readonly cwd: string | null
+  readonly parent_session: string | null
+  readonly header: string
+  readonly incarnation: string
+  readonly next_seq: number
+  readonly updated_at: number
+  readonly revision: number
+  readonly crc: number
+}
+
+/** The opaque revision token of a stored state (02 §4.4). */
+export function revisionToken(storeId: string, incarnation: string, revision: number): string {
+  return `postgres:${storeId}:${incarnation}:${revision}`
+}
+
+/** The incarnation and revision number a token of this store names, or `undefined`. */
+export function parseRevision(storeId: string, token: string): { incarnation: string; revision: number } | undefined {
+  const prefix = `postgres:${storeId}:`
+  if (!token.startsWith(prefix)) return undefined
+  const rest = token.slice(prefix.length)
+  const colon = rest.lastIndexOf(':')
+  const revision = Number(rest.slice(colon + 1))
+  return colon <= 0 || !Number.isSafeInteger(revision) ? undefined : { incarnation: rest.slice(0, colon), revision }
+}
+
+/**
+ * The parsed header JSON of a row (`undefined` when it does not parse).
+ * @throws SessionPersistenceCorruptionError when the header's checksum does not match its text.
+ */
+export function parseHeader(row: SessionRow): unknown {
+  if (!crcMatches(row.header, row.crc)) throw checksumMismatch(row.id, 'the header row')
+  try {
+    return JSON.parse(row.header) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+const columnValue = (value: unknown): unknown => (value === undefined ? null : value)
+
+/** Why the row's indexed columns disagree with its parsed header, or `undefined` (also for a non-object header). */
+export function headerColumnProblem(row: SessionRow, header: unknown): string | undefined {
+  if (typeof header !== 'object' || header === null || Array.isArray(header)) return undefined
+  const h = header as Partial<Record<keyof SessionHeader, unknown>>
+  const pairs: readonly [string, unknown, unknown][] = [
+    ['id', row.id, h.id],
+    ['version', row.version, h.version],
+    ['created_at', row.created_at, h.createdAt],
+    ['cwd', row.cwd, columnValue(h.cwd)],
+    ['parent_session', row.parent_session, columnValue(h.parentSession)],
+  ]
+  for (const [column, stored, inHeader] of pairs) {
+    if (stored !== inHeader) {
+      return `header column ${column} (${JSON.stringify(stored)}) differs from the header JSON (${JSON.stringify(inHeader) ?? 'absent'})`
+    }
+  }
+  return undefined
+}
+
+/** The values `insertSession` binds for a new session (`$1`…`$8`). */
+export function sessionValues(header: SessionHeader, incarnation: string): unknown[] {
+  const text = JSON.stringify(header)
+  return [header.id, header.version, header.createdAt, header.cwd ?? null, header.parentSession ?? null, text, incarnation, recordCrc(text)]
+}
+
+/** `SESSION_CONFLICT` with the `session "<id>": ` prefix. */
+export function conflict(sessionId: string, message: string, details?: Record<string, unknown>): SessionPersistenceError {
+  return new SessionPersistenceError('SESSION_CONFLICT', `session "${sessionId}": ${message}`, {
+    sessionId,
+    ...(details === undefined ? {} : { details }),
+  })
+}

@@ -1,0 +1,13 @@
+/** The conformance crash runs (spec 02 §9) against PostgreSQL: the SIGKILLed crash runs. */
+import { runSessionPersistenceConformance } from '@logbook/session-persistence-conformance'
+import { createPostgresFixture, destroyPostgresFixture, useTestDatabase } from './fixture.ts'
+
+const database = useTestDatabase()
+
+runSessionPersistenceConformance({
+  name: 'postgres',
+  create: () => createPostgresFixture(database()),
+  destroy: destroyPostgresFixture,
+  capabilities: { durableAcrossInstances: true, crossProcess: true, damage: 'rows', killSafe: true, locate: false },
+  only: ['crash'],
+})

@@ -1,0 +1,237 @@
+/**
+ * Backend-only behaviour of the PostgreSQL store (02 §6b): the versioned schema (created once under an advisory lock,
+ * newer refused naming the direction, foreign tables refused), per-record checksums on every read path, connection
+ * faults (refused at boot, statement timeout, a connection dropped mid-append) and a bad config row.
+ */
+import { Context } from '@deepseek-ai/cordis'
+import SessionStore from '@logbook/session'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { PostgresBackend } from '../src/backend.ts'
+import PostgresSessionPersistence from '../src/index.ts'
+import { freePort } from './server/throwaway.ts'
+import { turn } from './events.ts'
+import { freshSchema, sql, useTestDatabase, withClient } from './fixture.ts'
+import { mountPostgres, type Mounted } from './mount.ts'
+
+const database = useTestDatabase()
+const mounts: Mounted[] = []
+const schemas: string[] = []
+
+afterEach(async () => {
+  for (const mount of mounts.splice(0)) await mount.stop()
+  for (const schema of schemas.splice(0)) await sql(database(), `DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+})
+
+const newSchema = (): string => {
+  const schema = freshSchema()
+  schemas.push(schema)
+  return schema
+}
+
+async function mount(schema: string, extra: Record<string, unknown> = {}): Promise<Mounted> {
+  const m = await mountPostgres({ connectionString: database(), schema, poolSize: 4, ...extra })
+  mounts.push(m)
+  return m
+}
+
+async function rejection(promise: Promise<unknown>): Promise<Error & { code?: string; details?: Record<string, unknown>; seq?: number }> {
+  try {
+    await promise
+  } catch (error) {
+    return error as Error & { code?: string }
+  }
+  throw new Error('expected a rejection')
+}
+
+/** Boot the plugin alone and return the error its start fails with. */
+async function bootError(config: Record<string, unknown>): Promise<Error & { code?: string }> {
+  const app = new Context()
+  app.logger.exporter({ levels: { default: 1 }, export: () => {} })
+  await app.plugin(SessionStore)
+  const fiber = app.plugin(PostgresSessionPersistence, config as never)
+  try {
+    return await rejection((async () => {
+      await fiber
+    })())
+  } finally {
+    await fiber.dispose()
+  }
+}
+
+const table = (schema: string, name: string): string => `"${schema}".${name}`
+
+describe('schema', () => {
+  it('P-119 is created at start in version 1 with the five tables; two boots at once create it once', async () => {
+    const schema = newSchema()
+    const backends = [0, 1, 2].map(() => new PostgresBackend({ connectionString: database(), schema, poolSize: 2, statementTimeoutMs: 0, connectTimeoutMs: 5000, ssl: false, leaseDurationMs: 30_000 }))
+    await Promise.all(backends.map(b => b.start(new AbortController().signal)))
+    const rows = await sql<{ store_id: string; schema_version: number }>(database(), `SELECT store_id, schema_version FROM ${table(schema, 'logbook_store')}`)
+    expect(rows).toHaveLength(1)
+    expect(rows[0]!.schema_version).toBe(1)
+    const tables = await sql<{ table_name: string }>(database(), `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`, [schema])
+    expect(tables.map(t => t.table_name)).toEqual(['logbook_events', 'logbook_leases', 'logbook_projection_checkpoints', 'logbook_sessions', 'logbook_store'])
+    for (const b of backends) await b.close()
+  })
+
+  it('P-119 a newer schema version is refused naming the direction; tables of the same names that are not ours are foreign', async () => {
+    const newer = newSchema()
+    await (await mount(newer)).stop()
+    mounts.length = 0
+    await sql(database(), `UPDATE ${table(newer, 'logbook_store')} SET schema_version = 2`)
+    const error = await bootError({ connectionString: database(), schema: newer })
+    expect(error.code).toBe('STORE_INCOMPATIBLE')
+    expect(error.message).toMatch(/newer Logbook \(schema version 2, this build reads 1\): upgrade Logbook/)
+    expect((error as { details?: { direction?: string } }).details?.direction).toBe('newer')
+
+    const foreign = newSchema()
+    await sql(database(), `CREATE SCHEMA "${foreign}"`)
+    await sql(database(), `CREATE TABLE ${table(foreign, 'logbook_sessions')} (id int)`)
+    expect((await bootError({ connectionString: database(), schema: foreign })).code).toBe('STORE_FOREIGN')
+    const altered = newSchema()
+    await (await mount(altered)).stop()
+    mounts.length = 0
+    await sql(database(), `ALTER TABLE ${table(altered, 'logbook_events')} ADD COLUMN extra text`)
+    const alteredError = await bootError({ connectionString: database(), schema: altered })
+    expect(alteredError.code).toBe('STORE_FOREIGN')
+    expect(alteredError.message).toMatch(/table logbook_events has columns/)
+  })
+})
+
+describe('checksums', () => {
+  it('P-120 a flipped byte in an event row is SESSION_CORRUPT naming the record on every read path; nothing is rewritten', async () => {
+    const schema = newSchema()
+    const m = await mount(schema)
+    await m.store('s1', [...turn(0, 1), ...turn(6, 2)])
+    const [before] = await sql<{ body: string; crc: number }>(database(), `SELECT body, crc::float8 AS crc FROM ${table(schema, 'logbook_events')} WHERE session_id = 's1' AND seq = 6`)
+    const flipped = before!.body.replace('"turn":2', '"turn":3')
+    await sql(database(), `UPDATE ${table(schema, 'logbook_events')} SET body = $1 WHERE session_id = 's1' AND seq = 6`, [flipped])
+    for (const attempt of [m.persistence.open('s1', 'read'), m.persistence.open('s1', 'write'), m.persistence.inspect('s1'), m.persistence.readFrom('s1', 6)]) {
+      const error = await rejection(attempt)
+      expect(error.code).toBe('SESSION_CORRUPT')
+      expect(error.message).toBe('session "s1": corrupt log: checksum mismatch in the record at seq 6')
+      expect(error.seq).toBe(6)
+    }
+    const [after] = await sql<{ body: string; crc: number }>(database(), `SELECT body, crc::float8 AS crc FROM ${table(schema, 'logbook_events')} WHERE session_id = 's1' AND seq = 6`)
+    expect(after).toEqual({ body: flipped, crc: before!.crc })
+    expect((await m.persistence.readFrom('s1', 12))).toEqual([])
+  })
+
+  it('P-120 a flipped header or last record makes the listing report a problem and list the rest', async () => {
+    const schema = newSchema()
+    const m = await mount(schema)
+    for (const id of ['a', 'b', 'c']) await m.store(id, turn(0, 1))
+    await sql(database(), `UPDATE ${table(schema, 'logbook_sessions')} SET header = replace(header, 'work', 'wort') WHERE id = 'a'`)
+    await sql(database(), `UPDATE ${table(schema, 'logbook_events')} SET body = replace(body, 'completed', 'completes') WHERE session_id = 'b' AND seq = 5`)
+    const page = await m.persistence.list()
+    expect(page.items.map(i => i.id)).toEqual(['c'])
+    expect(page.problems.map(p => [p.sessionId, (p.error as { code?: string }).code, p.error.message]).sort()).toEqual([
+      ['a', 'SESSION_CORRUPT', 'session "a": corrupt log: checksum mismatch in the header row'],
+      ['b', 'SESSION_CORRUPT', 'session "b": corrupt log: checksum mismatch in the record ending at seq 5'],
+    ])
+    expect((await rejection(m.persistence.open('a', 'read'))).code).toBe('SESSION_CORRUPT')
+  })
+
+  it('P-120 every stored header and event row carries the CRC-32 of its text', async () => {
+    const schema = newSchema()
+    const m = await mount(schema)
+    await m.store('s1', turn(0, 1))
+    const { recordCrc } = await import('../src/checksum.ts')
+    const rows = await sql<{ body: string; crc: number }>(database(), `SELECT body, crc::float8 AS crc FROM ${table(schema, 'logbook_events')} UNION ALL SELECT header, crc::float8 FROM ${table(schema, 'logbook_sessions')}`)
+    expect(rows.length).toBe(5)
+    for (const row of rows) expect(row.crc).toBe(recordCrc(row.body))
+  })
+})
+
+describe('connection faults and config', () => {
+  it('P-121 ECONNREFUSED at boot fails the start with one line naming the server, without the password', async () => {
+    const port = await freePort()
+    const error = await bootError({ connectionString: `postgresql://me:secret@127.0.0.1:${port}/db` })
+    expect(error.code).toBe('STORE_IO')
+    expect(error.message).toBe(`store postgresql://me@127.0.0.1:${port}/db (schema logbook): connection failed: connect ECONNREFUSED 127.0.0.1:${port} (ECONNREFUSED)`)
+    expect(error.message).not.toContain('secret')
+  })
+
+  it('P-121 a bad config row fails the boot with a ValidationError naming the field', async () => {
+    for (const [config, field] of [[{}, 'connectionString'], [{ connectionString: database(), schema: 'Bad-Name' }, 'schema'], [{ connectionString: database(), poolSize: 0 }, 'poolSize']] as const) {
+      const error = await bootError(config)
+      expect(error.name).toMatch(/ValidationError/)
+      expect(error.message).toContain(field)
+    }
+  })
+
+  it('P-122 a statement timeout is STORE_IO with reason statement-timeout; the append is retried and stored once', async () => {
+    const schema = newSchema()
+    const m = await mount(schema, { statementTimeoutMs: 200 })
+    const handle = await m.persistence.create({ version: 1, id: 's1', createdAt: 1, cwd: '/w' } as never)
+    await handle.append(turn(0, 1))
+    await withClient(database(), async (blocker) => {
+      await blocker.query('BEGIN')
+      await blocker.query(`SELECT 1 FROM ${table(schema, 'logbook_sessions')} WHERE id = 's1' FOR UPDATE`)
+      const error = await rejection(handle.append(turn(6, 2)))
+      expect(error.code).toBe('STORE_IO')
+      expect(error.details).toMatchObject({ reason: 'statement-timeout', code: '57014' })
+      expect(error.message).toMatch(/statement timeout after 200 ms/)
+      await blocker.query('ROLLBACK')
+    })
+    await handle.append(turn(6, 2))
+    await handle.close()
+    expect((await m.persistence.readFrom('s1', 0)).length).toBe(12)
+  })
+
+  it('P-122 a connection dropped mid-append that did not commit is a retryable STORE_IO; the retry stores the batch once', async () => {
+    const schema = newSchema()
+    const m = await mount(schema)
+    const handle = await m.persistence.create({ version: 1, id: 's1', createdAt: 1, cwd: '/w' } as never)
+    await handle.append(turn(0, 1))
+    await withClient(database(), async (blocker) => {
+      await blocker.query('BEGIN')
+      await blocker.query(`SELECT 1 FROM ${table(schema, 'logbook_sessions')} WHERE id = 's1' FOR UPDATE`)
+      const pending = rejection(handle.append(turn(6, 2)))
+      let victim: number | undefined
+      for (let i = 0; i < 500 && victim === undefined; i++) {
+        const rows = (await blocker.query(`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND application_name = 'logbook'`)).rows as { pid: number }[]
+        victim = rows[0]?.pid
+        if (victim === undefined) await new Promise(resolve => setTimeout(resolve, 10))
+      }
+      expect(victim).toBeTypeOf('number')
+      await blocker.query('SELECT pg_terminate_backend($1)', [victim])
+      const error = await pending
+      expect(error.code).toBe('STORE_IO')
+      expect(error.message).toBe('session "s1": the connection was lost during an append, which did not commit; it is retried')
+      await blocker.query('ROLLBACK')
+    })
+    const committed = await handle.append(turn(6, 2))
+    expect(committed.nextSeq).toBe(12)
+    await handle.close()
+    expect((await m.persistence.readFrom('s1', 0)).map(e => e.seq)).toEqual(Array.from({ length: 12 }, (_, i) => i))
+  })
+})
+
+describe('lease renewal', () => {
+  it('P-123 [ft] a held lease is renewed every third of its duration by the server clock, and no longer once released', async () => {
+    const schema = newSchema()
+    const backend = new PostgresBackend({ connectionString: database(), schema, poolSize: 2, statementTimeoutMs: 0, connectTimeoutMs: 5000, ssl: false, leaseDurationMs: 60_000 })
+    const signal = new AbortController().signal
+    await backend.start(signal)
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
+    try {
+      const { randomUUID } = await import('node:crypto')
+      const { hostname } = await import('node:os')
+      const token = await backend.lock('s1', { ownerId: randomUUID(), pid: process.pid, host: hostname(), processStart: null, acquiredAt: 1 }, signal)
+      const expiry = async (): Promise<number> =>
+        (await sql<{ ms: number }>(database(), `SELECT (extract(epoch FROM expires_at - now()) * 1000)::float8 AS ms FROM ${table(schema, 'logbook_leases')}`))[0]!.ms
+      await sql(database(), `UPDATE ${table(schema, 'logbook_leases')} SET expires_at = now() + interval '5 seconds'`)
+      expect(await expiry()).toBeLessThan(6000)
+      vi.advanceTimersByTime(19_999)
+      expect(await expiry()).toBeLessThan(6000)
+      vi.advanceTimersByTime(1)
+      await vi.waitFor(async () => expect(await expiry()).toBeGreaterThan(50_000), { interval: 20, timeout: 5000 })
+      await backend.unlock(token, signal)
+      expect(backend.isRenewing(token)).toBe(false)
+      expect(await sql(database(), `SELECT 1 FROM ${table(schema, 'logbook_leases')}`)).toEqual([])
+    } finally {
+      vi.useRealTimers()
+      await backend.close()
+    }
+  })
+})

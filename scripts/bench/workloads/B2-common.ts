@@ -1,0 +1,40 @@
+/**
+ * B2: cold resume of W from disk in a fresh process (open for write, read, repair check, rebuild the `Session`,
+ * publish, derive messages). Floor: read the stored log and `JSON.parse` every stored line/row, in another fresh
+ * process of the same run. W is stored first by a third process (not timed) in a temp dir, removed afterwards.
+ * A third fresh process measures a reference that is not a target: the floor plus building every event frozen the
+ * plain way (each chunk member its own three objects), with no check and no session, reported beside the ratio; a
+ * fourth parses W stored one event per line (the floor the backends would have without packed chunk rows).
+ */
+
+import { report } from '../harness.ts'
+import { childStep, tempStore, type BackendKind } from './persistence-store.ts'
+
+/** Runs B2 for `kind` and reports the row `B2-<kind>`. */
+export function runB2(kind: BackendKind): void {
+  const fixture = tempStore(`b2-${kind}`)
+  try {
+    childStep('prep-w', kind, fixture.dir)
+    const floor = childStep<{ ms: number; records: number }>('read-floor', kind, fixture.dir)
+    const eager = childStep<{ ms: number; events: number }>('eager-build', kind, fixture.dir)
+    const unpacked = childStep<{ ms: number; records: number }>('unpacked-floor', kind, fixture.dir)
+    const run = childStep<{ ms: number; events: number; messages: number }>('resume', kind, fixture.dir)
+    if (eager.events !== run.events - 1) throw new Error(`eager build made ${eager.events} events, resume ${run.events}`)
+    report({
+      workload: `B2-${kind}`,
+      figure: run.ms,
+      floor: floor.ms,
+      ratio: run.ms / floor.ms,
+      extra: {
+        'stored records': floor.records,
+        'events restored': run.events,
+        'eager-build reference ms': eager.ms,
+        'eager-build reference / floor': eager.ms / floor.ms,
+        'unpacked floor ms (one event per line)': unpacked.ms,
+        'figure / unpacked floor': run.ms / unpacked.ms,
+      },
+    })
+  } finally {
+    fixture.remove()
+  }
+}

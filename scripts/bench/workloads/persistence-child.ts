@@ -1,0 +1,284 @@
+/**
+ * Child entry of the persistence workloads: `persistence-child.ts <step> <backend> <dir> [count]` runs one step in a fresh
+ * process and prints its figures as one JSON line. Steps:
+ * - `prep-w`: store W as session `w` (not durable: preparation is not timed);
+ * - `resume`: B2, cold resume of `w` (open, read, repair check, rebuild, publish, derive messages), timed;
+ * - `read-floor`: B2's floor, read the stored log and `JSON.parse` every line/row;
+ * - `eager-build`: B2's reference, the floor plus building every event frozen (no checks, no session);
+ * - `unpacked-floor`: B2's other reference, the floor over W stored one event per line;
+ * - `rss`: M, RSS after imports and mount, then peak RSS after the resume;
+ * - `prep-many`: store `count` sessions of one W turn each, with distinct times;
+ * - `list`: B9, the first page of 50 and a full walk, timed;
+ * - `list-floor`: B9's floor, read the header and the last 4 KiB of each stored session (PostgreSQL: each header
+ *   row and its last record).
+ */
+
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { encodeBatch } from '@logbook/session-persistence'
+import { collectGarbage } from '../harness.ts'
+import { wEvents } from '../session-w.ts'
+import { backendKind, mount, resume, storeEvents, storePath, type BackendKind } from './persistence-store.ts'
+import { BENCH_SCHEMA, benchUrl, pgClient } from './postgres-server.ts'
+
+type Sqlite = {
+  prepare(sql: string): { all(...args: unknown[]): { body?: string; header?: string; id?: string }[]; get(...args: unknown[]): { body?: string; header?: string } | undefined }
+  close(): void
+}
+
+/** better-sqlite3, resolved from the SQLite backend package (the repo root does not depend on it). */
+function openSqlite(path: string): Sqlite {
+  const require = createRequire(join(process.cwd(), 'packages/backends/session-persistence-sqlite/package.json'))
+  const Database = require('better-sqlite3') as new (path: string, options: { readonly: boolean }) => Sqlite
+  return new Database(path, { readonly: true })
+}
+
+/** Every `session.jsonl` under a JSONL root. */
+function jsonlFiles(root: string): string[] {
+  const files: string[] = []
+  for (const project of readdirSync(root)) {
+    if (project.startsWith('.')) continue
+    for (const session of readdirSync(join(root, project))) files.push(join(root, project, session, 'session.jsonl'))
+  }
+  return files
+}
+
+function readFloor(kind: BackendKind, dir: string): { ms: number; records: number } {
+  collectGarbage()
+  const start = performance.now()
+  let records = 0
+  if (kind === 'jsonl') {
+    const bytes = readFileSync(jsonlFiles(storePath(kind, dir))[0] as string)
+    for (let from = 0, nl = bytes.indexOf(10); nl !== -1; from = nl + 1, nl = bytes.indexOf(10, from)) {
+      JSON.parse(bytes.toString('utf8', from, nl))
+      records++
+    }
+  } else {
+    const db = openSqlite(storePath(kind, dir))
+    JSON.parse(db.prepare('SELECT header FROM logbook_sessions WHERE id = ?').get('w')?.header as string)
+    for (const row of db.prepare('SELECT body FROM logbook_events WHERE session_id = ? ORDER BY seq').all('w')) {
+      JSON.parse(row.body as string)
+      records++
+    }
+    db.close()
+  }
+  return { ms: performance.now() - start, records }
+}
+
+/**
+ * B2's unpacked reference floor (not the target's floor): W stored one event per line, as the shared codec writes a
+ * scalar event, then read and `JSON.parse`d line by line like the floor. It shows what packing saves: the packed
+ * records the backends store parse about three times faster than this.
+ */
+function unpackedFloor(dir: string): { ms: number; records: number } {
+  const file = join(dir, 'unpacked.jsonl')
+  writeFileSync(file, encodeBatch(wEvents(), false).map(record => `${record.text}\n`).join(''))
+  try {
+    collectGarbage()
+    const start = performance.now()
+    let records = 0
+    const bytes = readFileSync(file)
+    for (let from = 0, nl = bytes.indexOf(10); nl !== -1; from = nl + 1, nl = bytes.indexOf(10, from)) {
+      JSON.parse(bytes.toString('utf8', from, nl))
+      records++
+    }
+    return { ms: performance.now() - start, records }
+  } finally {
+    unlinkSync(file)
+  }
+}
+
+const freeze = Object.freeze
+
+/** Freezes a parsed JSON value and everything in it (arrays by index). */
+function freezeParsedTree(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) freezeParsedTree(value[i])
+  else for (const key in value) freezeParsedTree((value as Record<string, unknown>)[key])
+  freeze(value)
+}
+
+type TextRow = { type: string; seq0: number; time0: number; data: { turn: number; step: number; index: number; dt: number[]; texts: string[] } }
+
+/**
+ * Appends the events of one parsed record to `log` the cheapest way an eager restore can: a text row's members built
+ * frozen (own envelope, data and chunk each), any other record deep-frozen as parsed. No check of any kind.
+ */
+function materialiseRecord(value: unknown, log: unknown[]): void {
+  const row = value as TextRow
+  if (row.type !== 'text-chunks') {
+    freezeParsedTree(value)
+    log.push(value)
+    return
+  }
+  const { turn, step, index, dt, texts } = row.data
+  let time = row.time0
+  for (let i = 0; i < texts.length; i++) {
+    if (i > 0) time += dt[i - 1]!
+    const chunk = freeze({ type: 'text-delta', index, text: texts[i] })
+    log.push(freeze({ type: 'assistant/chunk', seq: row.seq0 + i, time, data: freeze({ turn, step, chunk }) }))
+  }
+}
+
+/**
+ * B2's eager-build reference (not a target): the floor's read and parse plus building every event frozen in one
+ * array the plain way, with no check, no repair and no session: the cost of merely holding W as frozen objects.
+ */
+function eagerBuild(kind: BackendKind, dir: string): { ms: number; events: number } {
+  collectGarbage()
+  const start = performance.now()
+  const log: unknown[] = []
+  if (kind === 'jsonl') {
+    const bytes = readFileSync(jsonlFiles(storePath(kind, dir))[0] as string)
+    let header = true
+    for (let from = 0, nl = bytes.indexOf(10); nl !== -1; from = nl + 1, nl = bytes.indexOf(10, from)) {
+      const value: unknown = JSON.parse(bytes.toString('utf8', from, nl))
+      if (header) header = false
+      else materialiseRecord(value, log)
+    }
+  } else {
+    const db = openSqlite(storePath(kind, dir))
+    JSON.parse(db.prepare('SELECT header FROM logbook_sessions WHERE id = ?').get('w')?.header as string)
+    for (const row of db.prepare('SELECT body FROM logbook_events WHERE session_id = ? ORDER BY seq').all('w')) {
+      materialiseRecord(JSON.parse(row.body as string), log)
+    }
+    db.close()
+  }
+  return { ms: performance.now() - start, events: log.length }
+}
+
+function listFloor(kind: BackendKind, dir: string): { ms: number; sessions: number } {
+  collectGarbage()
+  const start = performance.now()
+  let sessions = 0
+  if (kind === 'jsonl') {
+    const buffer = Buffer.allocUnsafe(4096)
+    for (const file of jsonlFiles(storePath(kind, dir))) {
+      const fd = openSync(file, 'r')
+      const { size } = statSync(file)
+      readSync(fd, buffer, 0, 4096, 0)
+      readSync(fd, buffer, 0, Math.min(4096, size), Math.max(0, size - 4096))
+      closeSync(fd)
+      sessions++
+    }
+  } else {
+    const db = openSqlite(storePath(kind, dir))
+    const last = db.prepare('SELECT body FROM logbook_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1')
+    for (const row of db.prepare('SELECT id, header FROM logbook_sessions').all()) {
+      last.get(row.id)
+      sessions++
+    }
+    db.close()
+  }
+  return { ms: performance.now() - start, sessions }
+}
+
+/**
+ * The PostgreSQL floors, with plain `pg` on one connection: B2's reads the header row and every event row of `w` in
+ * seq order and parses each (with `eager`, also builds every event frozen as `eagerBuild` does); B9's reads each
+ * session's header row and its last record.
+ */
+async function pgFloor(step: 'read-floor' | 'eager-build' | 'list-floor'): Promise<Record<string, number>> {
+  const client = await pgClient(benchUrl())
+  const s = `"${BENCH_SCHEMA}"`
+  try {
+    collectGarbage()
+    const start = performance.now()
+    if (step === 'list-floor') {
+      const sessions = (await client.query<{ id: string; header: string }>(`SELECT id, header FROM ${s}.logbook_sessions`)).rows
+      for (const row of sessions) {
+        JSON.parse(row.header)
+        await client.query(`SELECT body FROM ${s}.logbook_events WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`, [row.id])
+      }
+      return { ms: performance.now() - start, sessions: sessions.length }
+    }
+    JSON.parse((await client.query<{ header: string }>(`SELECT header FROM ${s}.logbook_sessions WHERE id = $1`, ['w'])).rows[0]!.header)
+    const rows = (await client.query<[string]>({ text: `SELECT body FROM ${s}.logbook_events WHERE session_id = $1 ORDER BY seq`, values: ['w'], rowMode: 'array' })).rows
+    const log: unknown[] = []
+    for (const row of rows) {
+      const value: unknown = JSON.parse(row[0])
+      if (step === 'eager-build') materialiseRecord(value, log)
+    }
+    const ms = performance.now() - start
+    return step === 'eager-build' ? { ms, events: log.length } : { ms, records: rows.length }
+  } finally {
+    await client.end()
+  }
+}
+
+async function main(): Promise<unknown> {
+  const [step, kindArg, dir, countArg] = process.argv.slice(2)
+  const kind = backendKind(kindArg)
+  if (dir === undefined) throw new Error('missing fixture dir')
+  switch (step) {
+    case 'prep-w': {
+      const m = await mount(kind, dir, { durable: false })
+      const events = wEvents()
+      await storeEvents(m.persistence, 'w', events)
+      await m.stop()
+      return { events: events.length }
+    }
+    case 'resume': {
+      const m = await mount(kind, dir, { durable: true })
+      collectGarbage()
+      const start = performance.now()
+      const { session, messages } = await resume(m, 'w')
+      const ms = performance.now() - start
+      const events = session.seq
+      await m.stop()
+      return { ms, events, messages }
+    }
+    case 'read-floor':
+      return kind === 'postgres' ? pgFloor(step) : readFloor(kind, dir)
+    case 'eager-build':
+      return kind === 'postgres' ? pgFloor(step) : eagerBuild(kind, dir)
+    case 'unpacked-floor':
+      return unpackedFloor(dir)
+    case 'rss': {
+      const m = await mount(kind, dir, { durable: true })
+      collectGarbage()
+      const baseline = process.memoryUsage().rss
+      const { session } = await resume(m, 'w')
+      const peak = process.resourceUsage().maxRSS * 1024
+      const events = session.seq
+      await m.stop()
+      return { baseline, peak, events }
+    }
+    case 'prep-many': {
+      const count = Number(countArg)
+      const m = await mount(kind, dir, { durable: false })
+      for (let i = 0; i < count; i++) {
+        const events = wEvents({ turns: 1, seed: 1000 + i, start: 1_700_000_000_000 + i * 3_600_000 })
+        await storeEvents(m.persistence, `s${String(i).padStart(4, '0')}`, events)
+      }
+      await m.stop()
+      return { sessions: count }
+    }
+    case 'list': {
+      const m = await mount(kind, dir, { durable: false })
+      collectGarbage()
+      let start = performance.now()
+      const first = await m.persistence.list({ limit: 50 })
+      const pageMs = performance.now() - start
+      collectGarbage()
+      start = performance.now()
+      let items = 0
+      let pages = 0
+      for (let cursor: string | null | undefined; cursor !== null; pages++) {
+        const page = await m.persistence.list(cursor === undefined ? { limit: 50 } : { limit: 50, cursor })
+        items += page.items.length
+        cursor = page.nextCursor
+      }
+      const walkMs = performance.now() - start
+      await m.stop()
+      return { pageMs, walkMs, pages, items, firstItems: first.items.length }
+    }
+    case 'list-floor':
+      return kind === 'postgres' ? pgFloor(step) : listFloor(kind, dir)
+    default:
+      throw new Error(`unknown step ${step}`)
+  }
+}
+
+process.stdout.write(`${JSON.stringify(await main())}\n`)
