@@ -4,7 +4,7 @@
  * record are checked (checksum, format version, header shape and columns); a row that fails is a problem on the
  * first page and skipped on later ones. The first page reads every matching row, so it sees every problem.
  */
-import { assertSessionHeader, deepFreeze, SESSION_FORMAT_VERSION, SessionId, type SessionHeader } from '@logbook/session'
+import { assertSessionHeader, deepFreeze, isSupportedSessionFormat, SESSION_FORMAT_VERSION, SessionId, type SessionHeader } from '@logbook/session'
 import {
   formatVersionError,
   SessionPersistenceCorruptionError,
@@ -53,7 +53,7 @@ function summarise(row: ListRow, storeId: string): SessionSummary | Error {
     return new SessionPersistenceCorruptionError(`session "${row.id}": stored header is not valid JSON`, { sessionId: row.id, detail: 'header is not valid JSON' })
   }
   const version = (header as { version?: unknown } | null)?.version
-  if (typeof version === 'number' && version !== SESSION_FORMAT_VERSION) return formatVersionError(row.id, version, SESSION_FORMAT_VERSION)
+  if (typeof version === 'number' && !isSupportedSessionFormat(version)) return formatVersionError(row.id, version, SESSION_FORMAT_VERSION)
   try {
     const problem = headerColumnProblem(row, header)
     if (problem !== undefined) throw new Error(problem)
