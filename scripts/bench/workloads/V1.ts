@@ -15,8 +15,8 @@ import SessionProjections from '@logbook/session-projection'
 import SessionViewer from '@logbook/session-viewer'
 import { chromium } from 'playwright-core'
 import { report } from '../harness.ts'
-import { W_TURNS, wEvents } from '../w.ts'
-import { storeEvents, storePath, tempStore } from './b2-store.ts'
+import { W_TURNS, wEvents } from '../session-w.ts'
+import { storeEvents, storePath, tempStore } from './persistence-store.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync']
