@@ -30,6 +30,8 @@ const COMMAND_TABLE: Readonly<Record<CommandName, () => Promise<Command>>> = {
   'transfer': async () => (await import('./commands/transfer.ts')).transfer,
   'view': async () => (await import('./commands/view.ts')).view,
   '__demo-child': async () => (await import('./demo/child.ts')).demoChild,
+  'search': async () => (await import('./commands/search.ts')).search,
+  'delete': async () => (await import('./commands/delete.ts')).deleteSession,
 }
 
 /** Commands that handle Ctrl-C themselves (chat: it cancels the running turn instead of ending the process). */
@@ -62,6 +64,7 @@ async function dispatch(args: ParsedArgs, output: Output, streams: CliStreams, c
   const storeRoot = resolve(cwd, args.global.dir ?? (streams.env.LOGBOOK_DIR || '.logbook'))
   const context: CommandContext = {
     args, output, cwd, env: streams.env, storeRoot, signal: controller.signal,
+    ...(streams.stdin === undefined ? {} : { stdin: streams.stdin }),
     openApp: async (store?: EmbeddedStore, options?: EmbeddedOptions) => {
       if (store === undefined && args.global.config !== undefined) {
         const { bootConfigApp } = await import('./app/boot.ts')
@@ -105,7 +108,7 @@ async function dispatch(args: ParsedArgs, output: Output, streams: CliStreams, c
  * Run the command line `argv` (without `node` and the script) and resolve to the exit code; never throws.
  */
 export async function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
-  const streams = options.streams ?? { stdout: process.stdout, stderr: process.stderr, env: process.env }
+  const streams = options.streams ?? { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin }
   const cwd = options.cwd ?? process.cwd()
   let args: ParsedArgs
   try {

@@ -7,7 +7,7 @@ import type { CommandName } from './args.ts'
 const GLOBAL = `Global options:
   --dir <path>      JSONL store of the embedded app (default $LOGBOOK_DIR or ./.logbook; ignored with --config)
   --config <file>   boot this cordis.yml instead of the embedded app
-  --json            machine-readable output (list, show, verify, fork, compact)
+  --json            machine-readable output (list, show, verify, fork, compact, search)
   --progress        progress lines on stderr even when it is not a terminal
   --quiet           print only results and errors
   --no-color        no colours (also NO_COLOR)
@@ -22,13 +22,17 @@ Commands:
   run --config <cordis.yml>              boot an app, run its configured agents, stream the conversation
   chat [--resume <id> | --fork <id>[@<seq>]]  talk to an agent in the terminal (or read lines from a pipe)
   list [--limit 20] [--cursor <c>]       stored sessions, latest update first
-  show <id> [--surface|--log|--json|--projections]  transcript, next request, events, raw events, projections
+  show <id> [--surface|--log|--json|--projections] [--at <seq>]
+                                         transcript, next request, events, raw events, projections
   fork <id> [--at <seq>] [--as <child>]  fork a stored session; the parent is untouched
   compact <id>                           resume a session and compact its history
   verify <id|path>                       check a stored session (or a session file or SQLite database)
   export <id> --format jsonl|openai-messages|markdown|html [--out <file>] [--redact <regex>]… [--no-redact]
   import <file> [--as <id>]              store an exported jsonl session as a new session
   transfer --to <cordis.yml> <id>…|--all copy sessions to the backend another cordis.yml configures
+  search <query> [--session <id>] [--limit <n>] [--fts] [--reindex]
+                                         full-text search over every stored session, compacted history included
+  delete <id> [--yes]                    delete a stored session (asks first on a terminal)
   view [--port <n>]                      browse the stored sessions in a browser (127.0.0.1, read-only)
 
 ${GLOBAL}
@@ -56,11 +60,12 @@ command that resumes the session is printed. With stdin not a terminal, lines ar
 
 A page of stored sessions, latest update first: id, created, events, turns, title, parent. When more exist, the
 command for the next page is printed on stderr. --json prints { items, nextCursor }.`,
-  'show': `Usage: logbook show <id> [--surface | --log | --json | --projections [--json]]
+  'show': `Usage: logbook show <id> [--surface | --log | --json | --projections [--json]] [--at <seq>]
 
 Read-only. Default: the transcript (every message ever shown, with compactions and resumes as marker lines).
 --surface: what the model sees next. --log: one line per event. --json: the raw events, one per line.
---projections: the view of every registered projection (built-in and from plugins); with --json as one object.`,
+--projections: the view of every registered projection (built-in and from plugins); with --json as one object.
+--at <seq>: start the transcript, --log or --json at that event (not with --surface or --projections).`,
   'fork': `Usage: logbook fork <id> [--at <seq>] [--as <child>] [--json]
 
 Fork a stored session after event <seq> (default: its last event) into <child> (default <id>-fork-<n>). The
@@ -100,6 +105,18 @@ checkpoint. Each copy is read back and compared. A session already there with th
 other content is refused and left as it is. Prints "<id>  copied|skipped (<n> events)" per session; exit 1 when any
 session was not transferred.`,
   '__demo-child': 'Usage: logbook __demo-child <id> (internal: the process the demo kills)',
+  'search': `Usage: logbook search <query> [--session <id>] [--limit <n>] [--fts] [--json]
+       logbook search --reindex [<query> …]
+
+Ranked hits over every stored session's text — what the model sees and what compaction or pruning took off the
+surface — each with session, title, turn, seq, event type, on surface or log only, and the match marked. Words must
+all occur ("quoted phrases" too); Chinese and Japanese text is matched as written. --fts passes the query to SQLite
+FTS5 (compact* NOT error, NEAR(a b)). The index is brought up to date first (progress on stderr); --reindex rebuilds
+it from the store. The output ends with how to open or fork the session at the first hit.`,
+  'delete': `Usage: logbook delete <id> [--yes]
+
+Delete a stored session: its log, projection checkpoint and lock. On a terminal it asks first; elsewhere --yes is
+required. Fork children keep their own copies. A deleted session never shows in list, show or search.`,
 }
 
 /** The help of one command, followed by the global options. */

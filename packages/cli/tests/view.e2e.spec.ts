@@ -58,7 +58,7 @@ describe('logbook view', () => {
     }
   })
 
-  it('L-170 --config serves the stores of that app, through its own session-viewer entry when it has one', async () => {
+  it('L-170 --config serves the stores of that app, through its own session-viewer entry when it has one, with search', async () => {
     const dir = tempDir('logbook-view-app-')
     const file = join(dir, 'cordis.yml')
     const free = createServer()
@@ -81,6 +81,10 @@ describe('logbook view', () => {
       const cookie = swap.headers.get('set-cookie')!.split(';')[0]!
       const list = await (await fetch(`${viewer.base}/`, { headers: { cookie } })).text()
       expect(list).toContain('<tr data-session="viewed">')
+      // The app has no search entry: view loads the search plugin for the search box.
+      const found = await fetch(`${viewer.base}/search?q=again`, { headers: { cookie } })
+      expect(found.status).toBe(200)
+      expect(await found.text()).toContain('<li data-session="viewed"')
     } finally {
       await viewer.stop()
     }

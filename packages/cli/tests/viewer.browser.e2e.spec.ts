@@ -61,11 +61,20 @@ describe.skipIf(browserMissing !== undefined)('the viewer in a browser', () => {
     expect(await child.locator('td').nth(0).innerText()).toContain('Plan the release from my notes.')
     expect(await child.locator('td').nth(5).innerText()).toBe('demo-1')
 
+    // A query the FTS syntax rejects is one message on the page, never a stack.
+    await page.fill('input[name=q]', 'Dana AND')
+    await page.check('input[name=fts]')
+    await page.click('form.search button')
+    expect(await page.locator('main.search [role=alert]').innerText()).toBe('invalid search query "Dana AND": fts5: syntax error near ""')
+    expect(await page.locator('main.search').innerText()).not.toMatch(/\.ts:\d+|at async/)
+    expect(await page.locator('ol.hits').count()).toBe(0)
+
     // "Dana" is only in a note that turn 1 read, and demo-1 compacted that turn away.
     await page.fill('input[name=q]', 'Dana')
+    await page.uncheck('input[name=fts]')
     await page.click('form.search button')
     const hit = page.locator('ol.hits li[data-session="demo-1"]').first()
-    expect(await hit.locator('.badge').innerText()).toBe('only in the log')
+    expect(await hit.locator('.badge').first().innerText()).toBe('only in the log')
     expect(await hit.locator('mark').first().innerText()).toBe('Dana')
     await hit.locator('a.hit-link').click()
     const target = page.locator('#log-view .target')

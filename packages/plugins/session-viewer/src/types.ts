@@ -1,5 +1,6 @@
 /** Public types of `@logbook/session-viewer` (types only). */
 import type { SessionEvent, SessionHeader } from '@logbook/session'
+import type { SearchHit, SessionSearch } from '@logbook/session-search'
 
 /** The plugin config; defaults live in the schema (config.ts). */
 export interface SessionViewerConfig {
@@ -18,19 +19,8 @@ export interface StoredLog {
   readonly events: readonly SessionEvent[]
 }
 
-/** A search hit, as far as the viewer reads it. */
-export interface ViewerSearchHit {
-  readonly sessionId: string
-  readonly title?: string
-  readonly turn?: number
-  readonly seq: number
-  readonly type: string
-  readonly field: string
-  readonly onSurface: boolean
-  readonly snippet: readonly { readonly text: string; readonly match: boolean }[]
-}
+/** A search hit, as `ctx.sessionSearch.query` returns it (spec 04). */
+export type ViewerSearchHit = SearchHit
 
-/** The part of the search service (`ctx.sessionSearch`) the viewer calls. */
-export interface ViewerSearch {
-  query(text: string, options?: { sessionId?: string; limit?: number; syntax?: 'plain' | 'fts'; signal?: AbortSignal }): Promise<readonly ViewerSearchHit[]>
-}
+/** The part of the search service (`ctx.sessionSearch`, `@logbook/session-search`) the viewer calls. */
+export type ViewerSearch = Pick<SessionSearch, 'query'>

@@ -1,19 +1,21 @@
 /**
  * A real app for the server tests: the session store, JSONL persistence in a temporary folder, projections and the
- * viewer on a free port of 127.0.0.1; sessions are stored straight through the persistence seam.
+ * viewer on a free port of 127.0.0.1 (with `search`, the search plugin too); sessions are stored straight through the
+ * persistence seam.
  */
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Context, Service } from '@deepseek-ai/cordis'
+import { Context } from '@deepseek-ai/cordis'
 import SessionStore, { type SessionEvent, type SessionHeader } from '@logbook/session'
 import type { SessionPersistence } from '@logbook/session-persistence'
 import JsonlSessionPersistence from '@logbook/session-persistence-jsonl'
 import SqliteSessionPersistence from '@logbook/session-persistence-sqlite'
 import SessionProjections from '@logbook/session-projection'
-import SessionViewer, { type SessionViewerConfig, type ViewerSearch } from '../src/index.ts'
+import SessionSearch from '@logbook/session-search'
+import SessionViewer, { type SessionViewerConfig } from '../src/index.ts'
 
 /** A running viewer app. */
 export interface ViewerApp {
@@ -29,20 +31,8 @@ export interface ViewerApp {
   stop(): Promise<void>
 }
 
-/** A search service standing in for `ctx.sessionSearch`. */
-export function searchPlugin(search: ViewerSearch): new (ctx: Context) => Service {
-  return class FakeSearch extends Service {
-    constructor(ctx: Context) {
-      super(ctx, 'sessionSearch')
-    }
-    query(...args: Parameters<ViewerSearch['query']>) {
-      return search.query(...args)
-    }
-  }
-}
-
 /** Start the app on a fresh folder (or `root`): a JSONL root there, or a SQLite database in it. */
-export async function startViewer(options: { root?: string; backend?: 'jsonl' | 'sqlite'; config?: Partial<SessionViewerConfig>; search?: ViewerSearch } = {}): Promise<ViewerApp> {
+export async function startViewer(options: { root?: string; backend?: 'jsonl' | 'sqlite'; config?: Partial<SessionViewerConfig>; search?: boolean } = {}): Promise<ViewerApp> {
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'logbook-viewer-'))
   const ctx = new Context()
   const fibers: { dispose(): Promise<unknown> }[] = []
@@ -55,7 +45,8 @@ export async function startViewer(options: { root?: string; backend?: 'jsonl' | 
   if (options.backend === 'sqlite') await load(SqliteSessionPersistence, { path: join(root, 'logbook.sqlite') })
   else await load(JsonlSessionPersistence, { root, durability: 'none' })
   await load(SessionProjections)
-  if (options.search !== undefined) await load(searchPlugin(options.search))
+  // The search index lives in memory, so the store's folder holds only what persistence wrote.
+  if (options.search === true) await load(SessionSearch, { path: ':memory:', reconcileIntervalMs: 0 })
   await load(SessionViewer, options.config ?? {})
   const viewer = ctx.get('sessionViewer')!
   const url = viewer.url()

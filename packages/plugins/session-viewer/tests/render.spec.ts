@@ -1,8 +1,10 @@
+import { SessionId } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
 import { renderSessionHtml, renderSessionMarkdown } from '../src/index.ts'
 import { FILE_POLICY } from '../src/render/document.ts'
 import { fenced } from '../src/export/markdown.ts'
 import { count } from '../src/render/format.ts'
+import { searchPageBody } from '../src/render/list-page.ts'
 import { LogBuilder } from './log.ts'
 
 const HOSTILE = '<script>x</script> & "q" <img src=x onerror=y>'
@@ -70,5 +72,18 @@ describe('rendering', () => {
 
   it('L-161 counts are grouped by thousands', () => {
     expect([0, 999, 1000, 111_000, 1_234_567, -4200].map(count)).toEqual(['0', '999', '1,000', '111,000', '1,234,567', '-4,200'])
+  })
+
+  it('L-165 a search hit names its session, turn, seq, type and field, where it is, and whether a fork inherited it', () => {
+    const hit = {
+      sessionId: SessionId('child'), title: 'Plan <it>', turn: 1, seq: 2, type: 'user/message', field: 'user' as const,
+      onSurface: true, inherited: true, score: 1, snippet: [{ text: 'the ', match: false }, { text: 'word', match: true }],
+    }
+    const page = searchPageBody('word', false, { hits: [hit] }).text
+    expect(page).toContain('<a class="hit-link" href="/session/child?at=2&amp;view=surface#s2">Plan &lt;it&gt;</a>')
+    expect(page).toContain('<span class="meta">child · turn 1 · seq 2 · user/message · user</span>')
+    expect(page).toContain('<span class="badge on-surface">on the surface</span> <span class="badge inherited">inherited from the parent</span>')
+    expect(page).toContain('<div class="snippet">the <mark>word</mark></div>')
+    expect(searchPageBody('word', false, { hits: [{ ...hit, inherited: false }] }).text).not.toContain('inherited')
   })
 })

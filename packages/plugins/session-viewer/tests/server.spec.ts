@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ViewerSearchHit } from '../src/index.ts'
 import { get, rawGet, signIn, startViewer, type ViewerApp } from './app.ts'
 import { LogBuilder } from './log.ts'
 
@@ -20,11 +19,6 @@ function fingerprints(dir: string): Record<string, string> {
   return out
 }
 
-const hits: ViewerSearchHit[] = [{
-  sessionId: 'parent', title: 'first question', turn: 1, seq: 2, type: 'user/message', field: 'user', onSurface: false,
-  snippet: [{ text: 'with the word ', match: false }, { text: 'zebra', match: true }],
-}]
-
 describe('the viewer server', () => {
   let app: ViewerApp
   let cookie: string
@@ -33,12 +27,7 @@ describe('the viewer server', () => {
   beforeAll(async () => {
     app = await startViewer({
       config: { turnsPerPage: 2 },
-      search: {
-        async query(text) {
-          if (text.includes('"')) throw Object.assign(new Error(`invalid search query ${JSON.stringify(text)}: unterminated string`), { code: 'INVALID_QUERY' })
-          return text === 'zebra' ? hits : []
-        },
-      },
+      search: true,
     })
     parentLog = new LogBuilder('parent').system('Be brief.')
       .startTurn('first question, with the word zebra').reply('first answer').endTurn()
@@ -113,12 +102,15 @@ describe('the viewer server', () => {
   it('L-165 search shows the hits with their marks, and a query the index rejects as one message, never a stack', async () => {
     const found = await get(app, cookie, '/search?q=zebra')
     expect(found.status).toBe(200)
-    expect(found.text).toContain('<mark>zebra</mark>')
-    expect(found.text).toContain('href="/session/parent?at=2&amp;view=log#e2"')
-    expect(found.text).toContain('only in the log')
-    const rejected = await get(app, cookie, `/search?q=${encodeURIComponent('"open')}&fts=1`)
+    const hits = [...found.text.matchAll(/<li data-session="([^"]+)" data-seq="(\d+)">([\s\S]*?)<\/li>/g)]
+    expect(hits.map(hit => hit[1]).sort()).toEqual(['child', 'parent'])
+    const [, , seq, parentHit] = hits.find(hit => hit[1] === 'parent')!
+    expect(parentHit).toContain('<mark>zebra</mark>')
+    expect(parentHit).toContain(`href="/session/parent?at=${seq}&amp;view=log#e${seq}"`)
+    expect(parentHit).toContain('only in the log')
+    const rejected = await get(app, cookie, `/search?q=${encodeURIComponent('zebra AND')}&fts=1`)
     expect(rejected.status).toBe(400)
-    expect(rejected.text).toContain('<p class="notice error" role="alert">invalid search query &quot;\\&quot;open&quot;: unterminated string</p>')
+    expect(rejected.text).toContain('<p class="notice error" role="alert">invalid search query &quot;zebra AND&quot;: fts5: syntax error near &quot;&quot;</p>')
     expect(rejected.text).not.toMatch(/at .*\.ts:\d+/)
     expect((await get(app, cookie, '/search?q=')).text).toContain('Type a word or phrase to search for.')
   })

@@ -62,8 +62,8 @@ export function searchPageBody(query: string, fts: boolean, outcome: { hits: rea
   else {
     results = html`<ol class="hits">${outcome.hits.map(hit => html`<li data-session="${hit.sessionId}" data-seq="${hit.seq}">
       <a class="hit-link" href="${sessionHref(hit.sessionId, { seq: hit.seq, view: hit.onSurface ? 'surface' : 'log' })}">${hit.title ?? hit.sessionId}</a>
-      <span class="meta">${hit.turn === undefined ? '' : `turn ${hit.turn} · `}seq ${hit.seq} · ${hit.type} · ${hit.field}</span>
-      <span class="badge ${hit.onSurface ? 'on-surface' : 'off-surface'}">${hit.onSurface ? 'on the surface' : 'only in the log'}</span>
+      <span class="meta">${hit.sessionId} · ${hit.turn === undefined ? '' : `turn ${hit.turn} · `}seq ${hit.seq} · ${hit.type} · ${hit.field}</span>
+      <span class="badge ${hit.onSurface ? 'on-surface' : 'off-surface'}">${hit.onSurface ? 'on the surface' : 'only in the log'}</span>${hit.inherited ? html` <span class="badge inherited">inherited from the parent</span>` : ''}
       <div class="snippet">${hit.snippet.map(part => (part.match ? html`<mark>${part.text}</mark>` : part.text))}</div></li>`)}</ol>`
   }
   return html`${top()}<main class="search"><h1>Search</h1>${searchForm(query, fts, session)}${results}</main>`
