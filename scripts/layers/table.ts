@@ -11,6 +11,8 @@ export const SIBLINGS: Readonly<Record<string, readonly string[]>> = {
   // The contract suite tests backends of the seam.
   'seams/session-persistence-conformance': ['seams/session-persistence'],
   'plugins/compaction-basic': ['plugins/compaction'],
+  // Imports write compactions with the compaction plugin's own events and checkpoint, and titles as session/title.
+  'plugins/session-interop': ['plugins/compaction', 'plugins/session-projection'],
   // Hits carry the session's title: the search fold runs the title projection unit.
   'plugins/session-search': ['plugins/session-projection'],
   // The viewer renders the built-in title and compaction brackets with their own folds and checkpoint test, and

@@ -23,7 +23,7 @@ type OptionKind = 'string' | 'boolean'
 const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; commands: readonly string[] | '*'; repeatable?: true }>> = {
   'dir': { kind: 'string', commands: '*' },
   'config': { kind: 'string', commands: '*' },
-  'json': { kind: 'boolean', commands: ['list', 'show', 'verify', 'fork', 'compact', 'search'] },
+  'json': { kind: 'boolean', commands: ['list', 'show', 'verify', 'fork', 'compact', 'import', 'search'] },
   'progress': { kind: 'boolean', commands: '*' },
   'quiet': { kind: 'boolean', commands: '*' },
   'no-color': { kind: 'boolean', commands: '*' },
@@ -50,6 +50,9 @@ const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; comma
   'fts': { kind: 'boolean', commands: ['search'] },
   'reindex': { kind: 'boolean', commands: ['search'] },
   'yes': { kind: 'boolean', commands: ['delete'] },
+  'from': { kind: 'string', commands: ['import'] },
+  'dry-run': { kind: 'boolean', commands: ['import'] },
+  'force': { kind: 'boolean', commands: ['import'] },
 }
 
 /** Parsed global options. */

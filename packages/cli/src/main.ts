@@ -26,7 +26,7 @@ const COMMAND_TABLE: Readonly<Record<CommandName, () => Promise<Command>>> = {
   'compact': async () => (await import('./commands/compact.ts')).compact,
   'verify': async () => (await import('./commands/verify.ts')).verify,
   'export': async () => (await import('./commands/export.ts')).exportSession,
-  'import': async () => (await import('./commands/import.ts')).importSession,
+  'import': async () => (await import('./commands/import-from.ts')).importFrom,
   'transfer': async () => (await import('./commands/transfer.ts')).transfer,
   'view': async () => (await import('./commands/view.ts')).view,
   '__demo-child': async () => (await import('./demo/child.ts')).demoChild,

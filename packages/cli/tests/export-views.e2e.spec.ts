@@ -49,7 +49,7 @@ describe('logbook export: markdown, html, redaction', () => {
   })
 
   it('L-172 every format replaces the built-in secrets and each --redact match; the jsonl export line says so', async () => {
-    for (const format of ['jsonl', 'openai-messages', 'markdown', 'html']) {
+    for (const format of ['jsonl', 'openai-messages', 'anthropic-messages', 'otel-genai', 'markdown', 'html']) {
       const run = await logbook(['export', 'leaky', '--format', format, '--redact', 'project-\\d+'], { cwd })
       expect(run.code, format).toBe(0)
       for (const secret of [...SECRETS, 'abcdefghijklmnop1234', 'project-4711']) {

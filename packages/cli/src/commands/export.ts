@@ -2,14 +2,17 @@
  * `logbook export <id> --format <format> [--out <file>] [--redact <regex>]… [--no-redact]` (spec 03 §6.2), read
  * mode. `jsonl`: the line `{"logbook":"export","formatVersion":1,"header":…}`, then every event unpacked, one per
  * line; `openai-messages`: `{ model, messages, tools? }` from the surface with the chat-completions mapping of §3.4;
- * `markdown`: the transcript as the viewer's log view shows it; `html`: the viewer's session page as one
- * self-contained file. Each format is one row of `EXPORT_FORMATS`; redaction runs once, before any row.
+ * `anthropic-messages`: the surface as an Anthropic Messages request body; `otel-genai`: the log as OpenTelemetry
+ * GenAI spans in OTLP/JSON; `markdown`: the transcript as the viewer's log view shows it; `html`: the viewer's
+ * session page as one self-contained file. Each format is one row of `EXPORT_FORMATS`; redaction runs once, before
+ * any row.
  */
 
 import { createWriteStream } from 'node:fs'
 import { resolve } from 'node:path'
 import { deriveEventMessage, foldSurface, type RequestHeader, type SessionEvent } from '@logbook/session'
 import { wireMessage, type WireMessage } from '@logbook/llm-openai'
+import { exportAnthropicMessages, exportOtelGenAi } from '@logbook/session-interop'
 import { readForkRelatives, renderSessionHtml, renderSessionMarkdown, type ForkRelatives } from '@logbook/session-viewer'
 import { expectPositionals } from '../args.ts'
 import { sessionIdArg, withApp, type Command, type CommandContext } from '../command.ts'
@@ -80,6 +83,8 @@ const document = (value: unknown): string[] => [`${JSON.stringify(value, null, 2
 export const EXPORT_FORMATS = {
   'jsonl': jsonlChunks,
   'openai-messages': async ({ stored }) => document(openAiMessages(stored.events)),
+  'anthropic-messages': async ({ stored }) => document(exportAnthropicMessages(stored.events)),
+  'otel-genai': async ({ stored }) => document(exportOtelGenAi(stored.events, stored.header)),
   'markdown': async input => [renderSessionMarkdown(input.stored, { relatives: await input.relatives() })],
   'html': async input => [renderSessionHtml(input.stored, { relatives: await input.relatives() })],
 } satisfies Readonly<Record<string, ExportWriter>>
