@@ -176,15 +176,16 @@ export function decodeStorageRun(value: unknown): PackedRun | undefined {
   const gaps = dt as number[]
   if (gaps.length !== n - 1) fail(tag, `dt length ${gaps.length} does not match ${n} members`)
   if (!isSafeInt((seq0 as number) + (n - 1))) fail(tag, 'member seqs must stay safe integers')
+  // Gaps are safe integers, so the running time can leave the safe range only at its extremes.
   let t = time0 as number
-  const times = [t]
+  let low = t
   for (let i = 0; i < gaps.length; i++) {
     t += gaps[i] as number
     if (!isSafeInt(t)) fail(tag, 'member times must stay safe integers')
-    times.push(t)
+    if (t < low) low = t
   }
   return new PackedRun({
-    tag, seq0: seq0 as number, times, turn: turn as number, step: step as number, index: index as number,
+    tag, seq0: seq0 as number, time0: time0 as number, gaps, lowestTime: low, turn: turn as number, step: step as number, index: index as number,
     pieces: pieces as string[], id: tool ? (data.id as CallId) : undefined,
     name: tool && hasOwn(data, 'name') ? (data.name as string) : undefined,
   })

@@ -25,6 +25,7 @@ export class EventLog implements EventSource {
   readonly slots: LogSlot[]
   /** The seq of the event at index 0. */
   readonly base: number
+  private adopted = false
 
   constructor(slots: LogSlot[] = [], base = 0) {
     this.slots = slots
@@ -54,6 +55,13 @@ export class EventLog implements EventSource {
     return slot instanceof PackedRun ? slot : undefined
   }
 
+  /** True the first time only: the caller may take this log over as a session's own, growing log. */
+  adopt(): boolean {
+    if (this.adopted) return false
+    this.adopted = true
+    return true
+  }
+
   /** Append one event. */
   push(event: SessionEvent): void {
     this.slots.push(event)
@@ -61,8 +69,11 @@ export class EventLog implements EventSource {
 
   /** Append members `from … from + count − 1` of `run` (default: all of them), packed. */
   pushRun(run: PackedRun, from = 0, count = run.length - from): void {
+    // One native fill rather than a push per member: a cold restore runs this loop before it is optimised.
     const slots = this.slots
-    for (let k = 0; k < count; k++) slots.push(run)
+    const start = slots.length
+    slots.length = start + count
+    slots.fill(run, start)
   }
 
   /** Indexes `from … to − 1` as a plain array of events (each built once): one native copy, then any run filled in. */

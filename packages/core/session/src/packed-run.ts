@@ -40,8 +40,11 @@ function sharedDelta(type: 'text-delta' | 'reasoning-delta', index: number, text
 export interface PackedRunFields {
   readonly tag: ChunkRowTag
   readonly seq0: number
-  /** Each member's time (time0 plus the running sum of the gaps), all safe integers. */
-  readonly times: readonly number[]
+  /** The first member's time; member `k`'s is `time0` plus the first `k` gaps (all safe integers). */
+  readonly time0: number
+  readonly gaps: readonly number[]
+  /** The smallest member time. */
+  readonly lowestTime: number
   readonly turn: number
   readonly step: number
   readonly index: number
@@ -64,15 +67,23 @@ export class PackedRun {
   readonly timesNonNegative: boolean
   private readonly fields: PackedRunFields
   private built: (SessionEvent | undefined)[] | undefined = undefined
+  private times: number[] | undefined = undefined
 
   constructor(fields: PackedRunFields) {
     this.fields = fields
     this.tag = fields.tag
     this.seq0 = fields.seq0
     this.length = fields.pieces.length
-    let nonNegative = true
-    for (const time of fields.times) if (time < 0) nonNegative = false
-    this.timesNonNegative = nonNegative
+    this.timesNonNegative = fields.lowestTime >= 0
+  }
+
+  /** Every member's time, summed once when the first member is built. */
+  private memberTimes(): readonly number[] {
+    if (this.times !== undefined) return this.times
+    const { time0, gaps } = this.fields
+    const times = [time0]
+    for (let i = 0, t = time0; i < gaps.length; i++) times.push(t += gaps[i]!)
+    return this.times = times
   }
 
   /** The `turn`, `step` and chunk `index` every member shares. */
@@ -94,7 +105,8 @@ export class PackedRun {
   }
 
   private build(k: number): SessionEvent {
-    const { tag, seq0, times, turn, step, index, pieces, id, name } = this.fields
+    const { tag, seq0, turn, step, index, pieces, id, name } = this.fields
+    const times = this.memberTimes()
     let chunk: StreamChunk
     if (id === undefined) {
       chunk = sharedDelta(tag === 'text-chunks' ? 'text-delta' : 'reasoning-delta', index, pieces[k]!)

@@ -115,8 +115,14 @@ export function buildRestored(id: SessionId, init: RestoreInit): BuiltSession {
     throw new SessionError('INVALID_SEED', `eventState must be "detached" or "shared-frozen", got ${printValue(mode)}`)
   }
   const viewed = viewedLog(init.seed)
-  if (viewed !== undefined && viewed.log.base === 0) admitLog(built, viewed.log, viewed.length, mode)
-  else admitSeed(built, init.seed, mode, 0)
+  if (viewed !== undefined && viewed.log.base === 0) {
+    // A view of a whole log nobody appends to is adopted as the session's own log: admission then commits in place.
+    const inPlace = viewed.length === viewed.log.length && viewed.log.adopt()
+    if (inPlace) built.log = viewed.log
+    admitLog(built, viewed.log, viewed.length, mode, inPlace)
+  } else {
+    admitSeed(built, init.seed, mode, 0)
+  }
   finish(built, init.seed.length, init.inheritedEventCount)
   const log = built.log
   if (log.at(log.length - 1)?.type !== 'session/end-seed') {
@@ -153,19 +159,19 @@ export function buildShared(id: SessionId, init: SharedSessionInit): BuiltSessio
  * packed; every other entry, and a stretch that cannot, goes through §5.2 one entry at a time, exactly as an array
  * of the same events would.
  */
-function admitLog(built: BuiltSession, source: EventLog, length: number, mode: SeedMode): void {
+function admitLog(built: BuiltSession, source: EventLog, length: number, mode: SeedMode, inPlace: boolean): void {
   for (let i = 0; i < length;) {
     const run = source.runAt(i)
     if (run !== undefined) {
       const from = i - (run.seq0 - source.base)
       let end = i + 1
       while (end < length && source.runAt(end) === run) end++
-      if (admitPackedRun(built, run, from, end - i, i)) {
+      if (admitPackedRun(built, run, from, end - i, i, inPlace)) {
         i = end
         continue
       }
     }
-    admitOne(built, source.at(i), mode, i)
+    admitOne(built, source.at(i), mode, i, inPlace)
     i++
   }
 }
@@ -176,7 +182,7 @@ function admitLog(built: BuiltSession, source: EventLog, length: number, mode: S
  * `index`), so it remains to check the first seq, the times' sign, the shared numbers (lossless: no `-0`) and the
  * first member's content and surface plan, which hold for every member. Returns false, admitting nothing, otherwise.
  */
-function admitPackedRun(built: BuiltSession, run: PackedRun, from: number, count: number, index: number): boolean {
+function admitPackedRun(built: BuiltSession, run: PackedRun, from: number, count: number, index: number, inPlace: boolean): boolean {
   const { turn, step, index: chunkIndex } = run.shared
   if (run.seq0 + from !== index || !run.timesNonNegative) return false
   if (!isLosslessNumber(turn) || !isLosslessNumber(step) || !isLosslessNumber(chunkIndex)) return false
@@ -187,14 +193,17 @@ function admitPackedRun(built: BuiltSession, run: PackedRun, from: number, count
   } catch {
     return false
   }
-  built.log.pushRun(run, from, count)
+  if (!inPlace) built.log.pushRun(run, from, count)
   // Members share type and (absent) `ignorable`, and a chunk is no landmark: the first one tells the index everything.
   built.index.add(first)
   return true
 }
 
-/** §5.2 for one entry at seed index `index`: admit, check content and surface, then commit. */
-function admitOne(built: BuiltSession, value: unknown, mode: SeedMode, index: number): void {
+/**
+ * §5.2 for one entry at seed index `index`: admit, check content and surface, then commit (`inPlace`: the entry is
+ * already in `built.log`, the very object a `detached` or `shared-frozen` admission returns).
+ */
+function admitOne(built: BuiltSession, value: unknown, mode: SeedMode, index: number, inPlace = false): void {
   const event = admitEvent(value, mode, index)
   let plan
   try {
@@ -204,7 +213,7 @@ function admitOne(built: BuiltSession, value: unknown, mode: SeedMode, index: nu
   } catch (error) {
     throw error instanceof SessionError ? seedError(error.code, error.message, index) : error
   }
-  built.log.push(event)
+  if (!inPlace) built.log.push(event)
   if (plan !== null) built.surface.apply(plan)
   built.index.add(event)
 }
