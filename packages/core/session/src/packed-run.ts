@@ -86,6 +86,16 @@ export class PackedRun {
     return this.times = times
   }
 
+  /** The first member's time. */
+  get firstTime(): number {
+    return this.fields.time0
+  }
+
+  /** The last member's time. */
+  get lastTime(): number {
+    return this.memberTimes()[this.length - 1]!
+  }
+
   /** The `turn`, `step` and chunk `index` every member shares. */
   get shared(): { readonly turn: number; readonly step: number; readonly index: number } {
     return this.fields
