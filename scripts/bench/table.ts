@@ -180,6 +180,20 @@ export const WORKLOADS: readonly Workload[] = [
     target: { kind: 'ratio', max: 2, text: '≤ 2 × floor (floor: read each session\'s header row and last record)' },
   },
   {
+    id: 'S1',
+    title: 'build the full-text index over W from its JSONL store (reindex: read back, fold, both FTS5 indexes)',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'at-most', max: 2000, text: '≤ 2 s' },
+  },
+  {
+    id: 'S2',
+    title: 'one search query over 1,000 stored sessions (JSONL), first query of a process whose index has caught up',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'at-most', max: 50, text: '≤ 50 ms median' },
+  },
+  {
     id: 'M-jsonl',
     title: 'peak RSS of a restore-only process doing B2 (JSONL)',
     unit: 'MB',

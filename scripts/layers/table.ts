@@ -11,6 +11,10 @@ export const SIBLINGS: Readonly<Record<string, readonly string[]>> = {
   // The contract suite tests backends of the seam.
   'seams/session-persistence-conformance': ['seams/session-persistence'],
   'plugins/compaction-basic': ['plugins/compaction'],
+  // Imports write compactions with the compaction plugin's own events and checkpoint, and titles as session/title.
+  'plugins/session-interop': ['plugins/compaction', 'plugins/session-projection'],
+  // Hits carry the session's title: the search fold runs the title projection unit.
+  'plugins/session-search': ['plugins/session-projection'],
 }
 
 /** Siblings a package's `tests/` may use on top of `SIBLINGS` (its `src/` may not). */

@@ -9,10 +9,12 @@ import { usageError } from './errors.ts'
 /** The commands of §6.2, plus the demo's hidden child. */
 export type CommandName =
   | 'demo' | 'run' | 'chat' | 'list' | 'show' | 'fork' | 'compact' | 'verify' | 'export' | 'import' | 'transfer' | '__demo-child'
+  | 'search' | 'delete'
 
 /** The public commands, in help order. */
 export const COMMANDS: readonly CommandName[] = Object.freeze([
   'demo', 'run', 'chat', 'list', 'show', 'fork', 'compact', 'verify', 'export', 'import', 'transfer',
+  'search', 'delete',
 ])
 
 type OptionKind = 'string' | 'boolean'
@@ -21,26 +23,33 @@ type OptionKind = 'string' | 'boolean'
 const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; commands: readonly string[] | '*' }>> = {
   'dir': { kind: 'string', commands: '*' },
   'config': { kind: 'string', commands: '*' },
-  'json': { kind: 'boolean', commands: ['list', 'show', 'verify', 'fork', 'compact'] },
+  'json': { kind: 'boolean', commands: ['list', 'show', 'verify', 'fork', 'compact', 'import', 'search'] },
   'progress': { kind: 'boolean', commands: '*' },
   'quiet': { kind: 'boolean', commands: '*' },
   'no-color': { kind: 'boolean', commands: '*' },
   'help': { kind: 'boolean', short: 'h', commands: '*' },
   'version': { kind: 'boolean', commands: '*' },
   'keep-alive': { kind: 'boolean', commands: ['run'] },
-  'limit': { kind: 'string', commands: ['list'] },
+  'limit': { kind: 'string', commands: ['list', 'search'] },
   'cursor': { kind: 'string', commands: ['list'] },
   'surface': { kind: 'boolean', commands: ['show'] },
   'log': { kind: 'boolean', commands: ['show'] },
   'projections': { kind: 'boolean', commands: ['show'] },
   'resume': { kind: 'string', commands: ['chat'] },
   'fork': { kind: 'string', commands: ['chat'] },
-  'at': { kind: 'string', commands: ['fork'] },
+  'at': { kind: 'string', commands: ['fork', 'show'] },
   'as': { kind: 'string', commands: ['fork', 'import'] },
   'format': { kind: 'string', commands: ['export'] },
   'out': { kind: 'string', commands: ['export'] },
   'to': { kind: 'string', commands: ['transfer'] },
   'all': { kind: 'boolean', commands: ['transfer'] },
+  'session': { kind: 'string', commands: ['search'] },
+  'fts': { kind: 'boolean', commands: ['search'] },
+  'reindex': { kind: 'boolean', commands: ['search'] },
+  'yes': { kind: 'boolean', commands: ['delete'] },
+  'from': { kind: 'string', commands: ['import'] },
+  'dry-run': { kind: 'boolean', commands: ['import'] },
+  'force': { kind: 'boolean', commands: ['import'] },
 }
 
 /** Parsed global options. */

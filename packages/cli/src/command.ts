@@ -7,7 +7,7 @@ import type { App } from './app/app.ts'
 import type { EmbeddedOptions, EmbeddedStore } from './app/embedded.ts'
 import type { ParsedArgs } from './args.ts'
 import { CliError } from './errors.ts'
-import type { Output } from './io.ts'
+import type { Output, TextSource } from './io.ts'
 
 /** The environment of one command run. */
 export interface CommandContext {
@@ -19,6 +19,8 @@ export interface CommandContext {
   readonly storeRoot: string
   /** Aborted on SIGINT. */
   readonly signal: AbortSignal
+  /** Standard input, when the command may ask a question. */
+  readonly stdin?: TextSource
   /**
    * Start the app the global options select (`--config`, else the embedded app), or the embedded app on `store`;
    * `options` shape the embedded app only.

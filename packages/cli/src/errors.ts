@@ -47,19 +47,22 @@ export const EXIT = Object.freeze({
 })
 
 /**
- * The exit code of a failure: `2` for usage errors and bad arguments (`INVALID_BOUNDARY`, `INVALID_SESSION_ID`),
- * `3` for `SESSION_NOT_FOUND`, `4` for conflicts (`SESSION_LOCKED`, `SESSION_ALREADY_EXISTS`, `BUSY`), else `1`.
+ * The exit code of a failure: `2` for usage errors and bad arguments (`INVALID_BOUNDARY`, `INVALID_SESSION_ID`,
+ * `INVALID_QUERY`), `3` for `SESSION_NOT_FOUND`, `4` for conflicts (`SESSION_LOCKED`, `SESSION_ALREADY_EXISTS`,
+ * `SESSION_CONFLICT`, `BUSY`), else `1`.
  */
 export function exitCodeOf(error: unknown): number {
   switch (codeOf(error)) {
     case 'USAGE':
     case 'INVALID_BOUNDARY':
     case 'INVALID_SESSION_ID':
+    case 'INVALID_QUERY':
       return EXIT.USAGE
     case 'SESSION_NOT_FOUND':
       return EXIT.NOT_FOUND
     case 'SESSION_LOCKED':
     case 'SESSION_ALREADY_EXISTS':
+    case 'SESSION_CONFLICT':
     case 'BUSY':
       return EXIT.CONFLICT
     default:

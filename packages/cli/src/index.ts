@@ -6,4 +6,4 @@
 
 export { main, version, type MainOptions } from './main.ts'
 export { EXIT } from './errors.ts'
-export type { CliStreams, TextSink } from './io.ts'
+export type { CliStreams, TextSink, TextSource } from './io.ts'

@@ -9,11 +9,18 @@ export interface TextSink {
   readonly isTTY?: boolean
 }
 
+/** A readable text source (process.stdin or a test double); `isTTY` decides whether a command may ask. */
+export interface TextSource extends NodeJS.ReadableStream {
+  readonly isTTY?: boolean
+}
+
 /** The process surroundings a command runs in. */
 export interface CliStreams {
   readonly stdout: TextSink
   readonly stderr: TextSink
   readonly env: NodeJS.ProcessEnv
+  /** Where answers to questions come from (`delete` without `--yes`); absent: nothing can be asked. */
+  readonly stdin?: TextSource
 }
 
 /** Output switches from the global options. */

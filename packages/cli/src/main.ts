@@ -26,9 +26,11 @@ const COMMAND_TABLE: Readonly<Record<CommandName, () => Promise<Command>>> = {
   'compact': async () => (await import('./commands/compact.ts')).compact,
   'verify': async () => (await import('./commands/verify.ts')).verify,
   'export': async () => (await import('./commands/export.ts')).exportSession,
-  'import': async () => (await import('./commands/import.ts')).importSession,
+  'import': async () => (await import('./commands/import-from.ts')).importFrom,
   'transfer': async () => (await import('./commands/transfer.ts')).transfer,
   '__demo-child': async () => (await import('./demo/child.ts')).demoChild,
+  'search': async () => (await import('./commands/search.ts')).search,
+  'delete': async () => (await import('./commands/delete.ts')).deleteSession,
 }
 
 /** Commands that handle Ctrl-C themselves (chat: it cancels the running turn instead of ending the process). */
@@ -61,6 +63,7 @@ async function dispatch(args: ParsedArgs, output: Output, streams: CliStreams, c
   const storeRoot = resolve(cwd, args.global.dir ?? (streams.env.LOGBOOK_DIR || '.logbook'))
   const context: CommandContext = {
     args, output, cwd, env: streams.env, storeRoot, signal: controller.signal,
+    ...(streams.stdin === undefined ? {} : { stdin: streams.stdin }),
     openApp: async (store?: EmbeddedStore, options?: EmbeddedOptions) => {
       if (store === undefined && args.global.config !== undefined) {
         const { bootConfigApp } = await import('./app/boot.ts')
@@ -104,7 +107,7 @@ async function dispatch(args: ParsedArgs, output: Output, streams: CliStreams, c
  * Run the command line `argv` (without `node` and the script) and resolve to the exit code; never throws.
  */
 export async function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
-  const streams = options.streams ?? { stdout: process.stdout, stderr: process.stderr, env: process.env }
+  const streams = options.streams ?? { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin }
   const cwd = options.cwd ?? process.cwd()
   let args: ParsedArgs
   try {

@@ -7,7 +7,7 @@ import type { CommandName } from './args.ts'
 const GLOBAL = `Global options:
   --dir <path>      JSONL store of the embedded app (default $LOGBOOK_DIR or ./.logbook; ignored with --config)
   --config <file>   boot this cordis.yml instead of the embedded app
-  --json            machine-readable output (list, show, verify, fork, compact)
+  --json            machine-readable output (list, show, verify, fork, compact, import, search)
   --progress        progress lines on stderr even when it is not a terminal
   --quiet           print only results and errors
   --no-color        no colours (also NO_COLOR)
@@ -22,13 +22,18 @@ Commands:
   run --config <cordis.yml>              boot an app, run its configured agents, stream the conversation
   chat [--resume <id> | --fork <id>[@<seq>]]  talk to an agent in the terminal (or read lines from a pipe)
   list [--limit 20] [--cursor <c>]       stored sessions, latest update first
-  show <id> [--surface|--log|--json|--projections]  transcript, next request, events, raw events, projections
+  show <id> [--surface|--log|--json|--projections] [--at <seq>]
+                                         transcript, next request, events, raw events, projections
   fork <id> [--at <seq>] [--as <child>]  fork a stored session; the parent is untouched
   compact <id>                           resume a session and compact its history
   verify <id|path>                       check a stored session (or a session file or SQLite database)
-  export <id> --format jsonl|openai-messages [--out <file>]
-  import <file> [--as <id>]              store an exported jsonl session as a new session
+  export <id> --format jsonl|openai-messages|anthropic-messages|otel-genai [--out <file>]
+  import [--from logbook|claude-code|codex|pi] <file|folder> [--as <id>] [--dry-run] [--force]
+                                         store an export, or another tool's transcripts, as sessions
   transfer --to <cordis.yml> <id>…|--all copy sessions to the backend another cordis.yml configures
+  search <query> [--session <id>] [--limit <n>] [--fts] [--reindex]
+                                         full-text search over every stored session, compacted history included
+  delete <id> [--yes]                    delete a stored session (asks first on a terminal)
 
 ${GLOBAL}
 
@@ -55,11 +60,12 @@ command that resumes the session is printed. With stdin not a terminal, lines ar
 
 A page of stored sessions, latest update first: id, created, events, turns, title, parent. When more exist, the
 command for the next page is printed on stderr. --json prints { items, nextCursor }.`,
-  'show': `Usage: logbook show <id> [--surface | --log | --json | --projections [--json]]
+  'show': `Usage: logbook show <id> [--surface | --log | --json | --projections [--json]] [--at <seq>]
 
 Read-only. Default: the transcript (every message ever shown, with compactions and resumes as marker lines).
 --surface: what the model sees next. --log: one line per event. --json: the raw events, one per line.
---projections: the view of every registered projection (built-in and from plugins); with --json as one object.`,
+--projections: the view of every registered projection (built-in and from plugins); with --json as one object.
+--at <seq>: start the transcript, --log or --json at that event (not with --surface or --projections).`,
   'fork': `Usage: logbook fork <id> [--at <seq>] [--as <child>] [--json]
 
 Fork a stored session after event <seq> (default: its last event) into <child> (default <id>-fork-<n>). The
@@ -73,13 +79,19 @@ Resume the session, compact its history into a summary, and release it. Prints w
 Read-only checks (no repair, no lock, safe beside a writer): format, torn tail, corruption, events, surface,
 turn/step/tool relations, tool pairing, compaction brackets, projection checkpoint. A path verifies a
 session.jsonl file, or every session of a SQLite database. Exit 0 ok, 5 repairable, 6 corrupt or unsupported.`,
-  'export': `Usage: logbook export <id> --format jsonl|openai-messages [--out <file>]
+  'export': `Usage: logbook export <id> --format jsonl|openai-messages|anthropic-messages|otel-genai [--out <file>]
 
 jsonl: an export header line, then every event, one per line (what import reads).
-openai-messages: { model, messages, tools? } in the chat-completions format, from what the model sees.`,
-  'import': `Usage: logbook import <file> [--as <id>]
+openai-messages: { model, messages, tools? } in the chat-completions format, from what the model sees.
+anthropic-messages: { model, system?, messages, tools? } as an Anthropic Messages request, from what the model sees.
+otel-genai: the session as OpenTelemetry GenAI spans (semantic conventions 1.41.0) in OTLP/JSON.`,
+  'import': `Usage: logbook import [--from logbook|claude-code|codex|pi] <file|folder> [--as <id>] [--dry-run] [--force] [--json]
 
-Check an exported jsonl file event by event and store it as a new session (under <id> when given).`,
+--from logbook (the default): check an exported jsonl file event by event and store it as a new session (under
+<id> when given).
+--from claude-code|codex|pi: convert a transcript of that tool, or every .jsonl file below a folder, into sessions
+(branches as forks, subagents as child sessions) and print what was imported and what was skipped. A session
+imported before (same source id and leaf) is skipped; --force replaces it. --dry-run writes nothing.`,
   'transfer': `Usage: logbook transfer --to <cordis.yml> (<id>… | --all)
 
 Copy stored sessions from the current backend (--config, else the embedded JSONL store) to the backend the other
@@ -88,6 +100,18 @@ checkpoint. Each copy is read back and compared. A session already there with th
 other content is refused and left as it is. Prints "<id>  copied|skipped (<n> events)" per session; exit 1 when any
 session was not transferred.`,
   '__demo-child': 'Usage: logbook __demo-child <id> (internal: the process the demo kills)',
+  'search': `Usage: logbook search <query> [--session <id>] [--limit <n>] [--fts] [--json]
+       logbook search --reindex [<query> …]
+
+Ranked hits over every stored session's text — what the model sees and what compaction or pruning took off the
+surface — each with session, title, turn, seq, event type, on surface or log only, and the match marked. Words must
+all occur ("quoted phrases" too); Chinese and Japanese text is matched as written. --fts passes the query to SQLite
+FTS5 (compact* NOT error, NEAR(a b)). The index is brought up to date first (progress on stderr); --reindex rebuilds
+it from the store. The output ends with how to open or fork the session at the first hit.`,
+  'delete': `Usage: logbook delete <id> [--yes]
+
+Delete a stored session: its log, projection checkpoint and lock. On a terminal it asks first; elsewhere --yes is
+required. Fork children keep their own copies. A deleted session never shows in list, show or search.`,
 }
 
 /** The help of one command, followed by the global options. */

@@ -273,6 +273,11 @@ describe('the shipped examples', () => {
       const verify = await logbook(['list', '--config', file, '--json'], { cwd: dirname(file) })
       const page = JSON.parse(verify.stdout) as { items: { events: number }[] }
       expect(page.items).toHaveLength(1)
+      // The search row of the file indexes the run's commits beside the store; its hits name the session.
+      const found = await logbook(['search', '--config', file, 'scripted', '--json'], { cwd: dirname(file) })
+      expect(found.code).toBe(0)
+      const hits = (JSON.parse(found.stdout) as { hits: { type: string; field: string; onSurface: boolean }[] }).hits
+      expect(hits.map(hit => [hit.type, hit.field, hit.onSurface])).toEqual([['assistant/message', 'assistant', true]])
       outputs.push(run.stdout)
     }
     expect(outputs[1]).toBe(outputs[0])

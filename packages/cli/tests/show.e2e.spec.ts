@@ -62,3 +62,44 @@ describe('logbook show', () => {
     expect(lines(run.stderr)).toEqual(['logbook: --surface and --log cannot be combined [USAGE]'])
   })
 })
+
+describe('logbook show --at', () => {
+  const cwd = tempDir()
+  const root = join(cwd, '.logbook')
+  let stored: readonly SessionEvent[] = []
+
+  beforeAll(async () => {
+    stored = await withStore(root, async (app) => {
+      const agent = await app.agents().create({ sessionId: 'a1', options: { provider: DEMO_PROVIDER, model: DEMO_MODEL, system: DEMO_SYSTEM } })
+      await agent.send(DEMO_PROMPTS.plan)
+      await agent.send(DEMO_PROMPTS.explain)
+      await agent.dispose()
+      return app.persistence().readFrom('a1', 0)
+    })
+  })
+
+  it('L-178 starts the transcript, --log and --json at that event', async () => {
+    const second = stored.find(event => event.type === 'turn/start' && event.data.turn === 2)!
+    const full = lines((await logbook(['show', 'a1'], { cwd })).stdout)
+    const run = await logbook(['show', 'a1', '--at', String(second.seq)], { cwd })
+    expect(run.code).toBe(0)
+    const out = lines(run.stdout)
+    expect(out[0]).toBe(`── from seq ${second.seq} of ${stored.length} ──`)
+    expect(out[1]).toBe(`you> ${DEMO_PROMPTS.explain}`)
+    expect(out.slice(1)).toEqual(full.slice(full.indexOf(`you> ${DEMO_PROMPTS.explain}`)))
+    const log = lines((await logbook(['show', 'a1', '--log', '--at', String(second.seq)], { cwd })).stdout)
+    expect(log).toHaveLength(stored.length - second.seq)
+    expect(log[0]).toBe(`${second.seq} ${new Date(second.time).toISOString()} turn/start turn 2`)
+    const json = lines((await logbook(['show', 'a1', '--json', '--at', String(second.seq)], { cwd })).stdout)
+    expect(json.map(line => JSON.parse(line) as unknown)).toEqual(stored.slice(second.seq))
+    expect(lines((await logbook(['show', 'a1', '--at', '0'], { cwd })).stdout)).toEqual(full)
+  })
+
+  it('L-178 --at past the end, not a number, or with --surface is a usage error (exit 2)', async () => {
+    const past = await logbook(['show', 'a1', '--at', String(stored.length)], { cwd })
+    expect(past.code).toBe(2)
+    expect(lines(past.stderr)).toEqual([`logbook: --at ${stored.length} is past the end of session "a1" (${stored.length} events) [USAGE]`])
+    expect(lines((await logbook(['show', 'a1', '--at', 'x'], { cwd })).stderr)).toEqual(['logbook: option --at must be an integer, got "x" [USAGE]'])
+    expect(lines((await logbook(['show', 'a1', '--surface', '--at', '3'], { cwd })).stderr)).toEqual(['logbook: --at cannot be combined with --surface [USAGE]'])
+  })
+})

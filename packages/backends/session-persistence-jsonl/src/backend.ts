@@ -16,6 +16,7 @@ import type {
   PersistenceCapabilities,
   PhysicalScan,
   ProjectionCheckpoint,
+  StoreLocation,
 } from '@logbook/session-persistence'
 import { sessionNotFound } from '@logbook/session-persistence'
 import { removeSession } from './delete.ts'
@@ -49,6 +50,11 @@ export class JsonlBackend implements PersistenceBackend<number, JsonlLockToken> 
   /** The absolute store root. */
   get root(): string {
     return this.store.layout.root
+  }
+
+  /** The store root, as a folder (02 §1.1 `storeLocation`). */
+  get storeLocation(): StoreLocation {
+    return { kind: 'directory', path: this.root }
   }
 
   async start(signal: AbortSignal): Promise<void> {

@@ -43,6 +43,14 @@ export function storeLabel(connectionString: string, schema: string): string {
 /** A client checked out of the pool. */
 export type Client = pg.PoolClient
 
+/**
+ * The `application_name` of every connection: `logbook pid <pid>`, so `pg_stat_activity` shows which process of which
+ * host holds a connection (the lease row names the same pid).
+ */
+export function applicationName(pid: number = process.pid): string {
+  return `logbook pid ${pid}`
+}
+
 /** The pool, the schema's statements and fault mapping. */
 export class PgStore {
   readonly label: string
@@ -60,7 +68,7 @@ export class PgStore {
       connectionTimeoutMillis: options.connectTimeoutMs,
       idleTimeoutMillis: 10_000,
       allowExitOnIdle: true,
-      application_name: 'logbook',
+      application_name: applicationName(),
       ssl: options.ssl === false ? false : options.ssl === true ? true : { ...options.ssl },
       types: TYPES,
       ...(options.statementTimeoutMs > 0 ? { statement_timeout: options.statementTimeoutMs } : {}),

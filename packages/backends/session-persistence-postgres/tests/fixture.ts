@@ -12,6 +12,7 @@ import { decodeRecordValue, type LockOwner } from '@logbook/session-persistence'
 import type { DamageKit, StoreFixture } from '@logbook/session-persistence-conformance'
 import { recordCrc } from '../src/checksum.ts'
 import PostgresSessionPersistence from '../src/index.ts'
+import { applicationName } from '../src/store.ts'
 import './server/provided.ts'
 
 /** The backend module a child process mounts. */
@@ -164,7 +165,25 @@ export type PostgresFixture = StoreFixture & { readonly url: string; readonly sc
 export function createPostgresFixture(url: string, extra: Record<string, unknown> = {}): PostgresFixture {
   const schema = freshSchema()
   const config = { connectionString: url, schema, poolSize: 4, ...extra }
-  return { plugin: PostgresSessionPersistence, config, damage: postgresDamage(url, schema), worker: { module: PLUGIN_MODULE, config }, url, schema }
+  const worker = { module: PLUGIN_MODULE, config, settle: (pid: number) => serverDone(url, pid) }
+  return { plugin: PostgresSessionPersistence, config, damage: postgresDamage(url, schema), worker, url, schema }
+}
+
+/**
+ * Wait until the server has no connection of the killed process `pid` left: a transaction the client sent its COMMIT
+ * for may still be committed after the client died, and a read before that would not see what the next process finds.
+ */
+async function serverDone(url: string, pid: number): Promise<void> {
+  const name = applicationName(pid)
+  const deadline = Date.now() + 30_000
+  await withClient(url, async client => {
+    for (;;) {
+      const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [name])
+      if (rows[0]!.n === 0) return
+      if (Date.now() > deadline) throw new Error(`the server still runs ${rows[0]!.n} connection(s) of killed process ${pid}`)
+      await new Promise(resolve => setTimeout(resolve, 10))
+    }
+  })
 }
 
 /** Drop a fixture's schema. */

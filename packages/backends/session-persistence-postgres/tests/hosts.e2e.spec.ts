@@ -9,6 +9,7 @@ import type { SessionEvent } from '@logbook/session'
 import { turn } from './events.ts'
 import { createPostgresFixture, destroyPostgresFixture, sql, useTestDatabase, type PostgresFixture } from './fixture.ts'
 import { HostProcess } from './host-process.ts'
+import { applicationName } from '../src/store.ts'
 import { mountPostgres, type Mounted } from './mount.ts'
 
 const database = useTestDatabase()
@@ -101,7 +102,7 @@ describe('one writer across hosts', () => {
       if (fault === 'SIGSTOP') owner.signal('SIGSTOP')
       else {
         const killed = await sql<{ killed: boolean }>(fixture!.url, `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
-          WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = 'logbook'`)
+          WHERE datname = current_database() AND application_name = $1`, [applicationName(owner.pid)])
         expect(killed.length).toBeGreaterThan(0)
       }
       await expireLease('f')

@@ -8,6 +8,7 @@ import SessionStore from '@logbook/session'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { PostgresBackend } from '../src/backend.ts'
 import PostgresSessionPersistence from '../src/index.ts'
+import { applicationName } from '../src/store.ts'
 import { freePort } from './server/throwaway.ts'
 import { turn } from './events.ts'
 import { freshSchema, sql, useTestDatabase, withClient } from './fixture.ts'
@@ -189,7 +190,7 @@ describe('connection faults and config', () => {
       const pending = rejection(handle.append(turn(6, 2)))
       let victim: number | undefined
       for (let i = 0; i < 500 && victim === undefined; i++) {
-        const rows = (await blocker.query(`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND application_name = 'logbook'`)).rows as { pid: number }[]
+        const rows = (await blocker.query(`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND application_name = $1`, [applicationName()])).rows as { pid: number }[]
         victim = rows[0]?.pid
         if (victim === undefined) await new Promise(resolve => setTimeout(resolve, 10))
       }

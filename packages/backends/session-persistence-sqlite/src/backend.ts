@@ -21,6 +21,7 @@ import {
   type PersistenceCapabilities,
   type PhysicalScan,
   type ProjectionCheckpoint,
+  type StoreLocation,
 } from '@logbook/session-persistence'
 import { StoreConnection, type ConnectionOptions, type Statement } from './connection.ts'
 import { rowParams } from './event-rows.ts'
@@ -67,6 +68,12 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
   /** Where the database lives (`undefined` for `:memory:`). */
   get location(): string | undefined {
     return this.connection.path === ':memory:' ? undefined : this.connection.path
+  }
+
+  /** The database file (02 §1.1 `storeLocation`); none for `:memory:`. */
+  get storeLocation(): StoreLocation | undefined {
+    const path = this.location
+    return path === undefined ? undefined : { kind: 'file', path }
   }
 
   async start(signal: AbortSignal): Promise<void> {

@@ -10,6 +10,7 @@ import type { CompactionService } from '@logbook/compaction'
 import type { SessionStore } from '@logbook/session'
 import type { SessionPersistence } from '@logbook/session-persistence'
 import type { SessionProjections } from '@logbook/session-projection'
+import type { SessionSearch } from '@logbook/session-search'
 import { CliError } from '../errors.ts'
 import type { StderrLogExporter } from '../log-exporter.ts'
 
@@ -27,6 +28,12 @@ export interface App {
   compaction(): CompactionService
   /** `ctx.sessionProjections`, when loaded. */
   projections(): SessionProjections | undefined
+  /**
+   * `ctx.sessionSearch`, loading `@logbook/session-search` (default config) on the app when it does not provide it.
+   * @throws CliError `NOT_CONFIGURED` without persistence; what the plugin's start throws (`INDEX_PATH_REQUIRED` for a
+   * store without a local location).
+   */
+  search(): Promise<SessionSearch>
   /** Dispose agents, then the plugins in reverse order; idempotent. */
   dispose(): Promise<void>
 }
@@ -43,10 +50,23 @@ function required<T>(ctx: Context, key: string, what: string): T {
 }
 
 /**
- * An `App` over `ctx`; `plugins` are disposed in reverse order after every agent, then the log exporter.
+ * An `App` over `ctx`; `plugins` are disposed in reverse order after every agent, then the log exporter. A plugin
+ * loaded later (`search()`) is appended to `plugins`, so it is disposed first.
  */
-export function createApp(ctx: Context, plugins: readonly Disposable[], exporter: StderrLogExporter): App {
+export function createApp(ctx: Context, plugins: Disposable[], exporter: StderrLogExporter): App {
   let disposing: Promise<void> | undefined
+  let search: Promise<SessionSearch> | undefined
+  const loadSearch = async (): Promise<SessionSearch> => {
+    const loaded = ctx.get('sessionSearch') as SessionSearch | undefined
+    if (loaded !== undefined) return loaded
+    // The plugin injects persistence: without it the plugin never starts, so name what is missing.
+    required<SessionPersistence>(ctx, 'sessionPersistence', 'session persistence')
+    const { default: plugin } = await import('@logbook/session-search')
+    const fiber = ctx.plugin(plugin)
+    plugins.push({ dispose: () => fiber.dispose() })
+    await fiber
+    return required<SessionSearch>(ctx, 'sessionSearch', 'session search')
+  }
   const dispose = async (): Promise<void> => {
     const agents = ctx.get('agents') as AgentsService | undefined
     const results = await Promise.allSettled((agents?.list() ?? []).map(agent => agent.dispose()))
@@ -71,6 +91,7 @@ export function createApp(ctx: Context, plugins: readonly Disposable[], exporter
     agents: () => required<AgentsService>(ctx, 'agents', 'the agent loop'),
     compaction: () => required<CompactionService>(ctx, 'compaction', 'compaction'),
     projections: () => ctx.get('sessionProjections') as SessionProjections | undefined,
+    search: () => (search ??= loadSearch()),
     dispose: () => (disposing ??= dispose()),
   }
 }

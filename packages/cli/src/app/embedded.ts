@@ -1,6 +1,6 @@
 /**
  * The embedded default app (spec 03 §6.1): session store, JSONL persistence at `--dir` (or a SQLite file for
- * `verify <file>`), checkpoint policy, projections, `llm` with the scripted model and its bundled demo script,
+ * `verify <file>`), checkpoint policy, projections, session search, `llm` with the scripted model and its bundled demo script,
  * tools with the demo tools, compaction-basic and the agent loop, plus the invariant companions of the session
  * core, compaction and the loop.
  */
@@ -18,6 +18,7 @@ import * as CheckpointPolicy from '@logbook/session-checkpoint-policy'
 import JsonlSessionPersistence from '@logbook/session-persistence-jsonl'
 import SqliteSessionPersistence from '@logbook/session-persistence-sqlite'
 import SessionProjections from '@logbook/session-projection'
+import SessionSearch from '@logbook/session-search'
 import Tools from '@logbook/tools'
 import * as DemoTools from '../demo/tools.ts'
 import { DEMO_SCRIPT } from '../demo/script.ts'
@@ -78,6 +79,8 @@ export async function openEmbeddedApp(store: EmbeddedStore, output: Output, opti
   await load('@logbook/session-checkpoint-policy', CheckpointPolicy)
   await load('@logbook/compaction-basic', CompactionBasic)
   await load('@logbook/compaction/invariant', CompactionInvariant)
+  // Last, so it is disposed first: its final batch may read logs whose event types the plugins above register.
+  await load('@logbook/session-search', SessionSearch)
   exporter.release()
   return app
 }

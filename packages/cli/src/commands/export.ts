@@ -1,26 +1,26 @@
 /**
- * `logbook export <id> --format jsonl|openai-messages [--out <file>]` (spec 03 §6.2), read mode. `jsonl`: the
- * line `{"logbook":"export","formatVersion":1,"header":…}`, then every event unpacked, one per line;
- * `openai-messages`: `{ model, messages, tools? }` from the surface with the chat-completions mapping of §3.4.
+ * `logbook export <id> --format <format> [--out <file>]` (spec 03 §6.2), read mode. `jsonl`: the line
+ * `{"logbook":"export","formatVersion":1,"header":…}`, then every event unpacked, one per line;
+ * `openai-messages`: `{ model, messages, tools? }` from the surface with the chat-completions mapping of §3.4;
+ * `anthropic-messages`: the surface as an Anthropic Messages request body; `otel-genai`: the log as OpenTelemetry
+ * GenAI spans in OTLP/JSON. Each format is one row of `EXPORT_FORMATS`.
  */
 
 import { createWriteStream } from 'node:fs'
 import { resolve } from 'node:path'
 import { deriveEventMessage, foldSurface, type RequestHeader, type SessionEvent } from '@logbook/session'
 import { wireMessage, type WireMessage } from '@logbook/llm-openai'
+import { exportAnthropicMessages, exportOtelGenAi } from '@logbook/session-interop'
 import { expectPositionals } from '../args.ts'
-import { sessionIdArg, withApp, type Command } from '../command.ts'
+import { sessionIdArg, withApp, type Command, type CommandContext } from '../command.ts'
 import { usageError } from '../errors.ts'
 import { textOf } from '../render/text.ts'
-import { readStored } from './stored.ts'
+import { readStored, type StoredSession } from './stored.ts'
 
 /** The export file's own format version. */
 export const EXPORT_FORMAT_VERSION = 1
 /** Progress shows for more than this many events. */
 const PROGRESS_THRESHOLD = 10_000
-
-/** The export formats. */
-export type ExportFormat = 'jsonl' | 'openai-messages'
 
 /** The newest logged request header, if any. */
 export function newestRequestHeader(events: readonly SessionEvent[]): RequestHeader | undefined {
@@ -47,10 +47,42 @@ export function openAiMessages(events: readonly SessionEvent[]): { model: string
   return { model: header?.config.model ?? null, messages, ...(tools === undefined || tools.length === 0 ? {} : { tools }) }
 }
 
+/** The text chunks of one export of `stored`. */
+type ExportWriter = (stored: StoredSession, context: CommandContext) => string[]
+
+/** One line per event after the export header line (what `import` reads back). */
+function jsonlChunks(stored: StoredSession, context: CommandContext): string[] {
+  const { header, events } = stored
+  const chunks = [`${JSON.stringify({ logbook: 'export', formatVersion: EXPORT_FORMAT_VERSION, header })}\n`]
+  const progress = context.output.progress('export', header.id, events.length, PROGRESS_THRESHOLD)
+  events.forEach((event, index) => {
+    chunks.push(`${JSON.stringify(event)}\n`)
+    progress.tick(index + 1)
+  })
+  progress.end()
+  return chunks
+}
+
+/** A JSON document, indented. */
+const document = (value: unknown): string[] => [`${JSON.stringify(value, null, 2)}\n`]
+
+/** The export formats, in help order: each row turns a stored session into the export's text. */
+export const EXPORT_FORMATS = {
+  'jsonl': jsonlChunks,
+  'openai-messages': stored => document(openAiMessages(stored.events)),
+  'anthropic-messages': stored => document(exportAnthropicMessages(stored.events)),
+  'otel-genai': stored => document(exportOtelGenAi(stored.events, stored.header)),
+} satisfies Readonly<Record<string, ExportWriter>>
+
+/** The export formats. */
+export type ExportFormat = keyof typeof EXPORT_FORMATS
+
+const FORMAT_NAMES = Object.keys(EXPORT_FORMATS) as ExportFormat[]
+
 function formatOf(value: string | true | undefined): ExportFormat {
-  if (value === 'jsonl' || value === 'openai-messages') return value
-  if (value === undefined) throw usageError('export needs --format jsonl|openai-messages')
-  throw usageError(`unknown export format "${String(value)}" (expected jsonl or openai-messages)`)
+  if (typeof value === 'string' && (FORMAT_NAMES as string[]).includes(value)) return value as ExportFormat
+  if (value === undefined) throw usageError(`export needs --format ${FORMAT_NAMES.join('|')}`)
+  throw usageError(`unknown export format "${String(value)}" (expected ${FORMAT_NAMES.slice(0, -1).join(', ')} or ${FORMAT_NAMES.at(-1)})`)
 }
 
 /** `export`. */
@@ -61,19 +93,7 @@ export const exportSession: Command = async (context) => {
   const format = formatOf(args.options.format)
   const out = typeof args.options.out === 'string' ? resolve(context.cwd, args.options.out) : undefined
   return withApp(context, async (app) => {
-    const { header, events } = await readStored(app.persistence(), id)
-    const chunks: string[] = []
-    if (format === 'jsonl') {
-      chunks.push(`${JSON.stringify({ logbook: 'export', formatVersion: EXPORT_FORMAT_VERSION, header })}\n`)
-      const progress = output.progress('export', id, events.length, PROGRESS_THRESHOLD)
-      events.forEach((event, index) => {
-        chunks.push(`${JSON.stringify(event)}\n`)
-        progress.tick(index + 1)
-      })
-      progress.end()
-    } else {
-      chunks.push(`${JSON.stringify(openAiMessages(events), null, 2)}\n`)
-    }
+    const chunks = EXPORT_FORMATS[format](await readStored(app.persistence(), id), context)
     if (out === undefined) {
       for (const chunk of chunks) output.write(chunk)
       return 0

@@ -71,6 +71,12 @@ export interface DamageKit {
 export interface WorkerSpec {
   readonly module: string
   readonly config: Readonly<Record<string, unknown>>
+  /**
+   * Resolve once the store has finished what the SIGKILLed child `pid` left in flight. A database server may still
+   * commit a killed client's last transaction after the client is gone; the suite calls this after every kill, before
+   * it reads, so that what it reads is what the next process will find. Files need none.
+   */
+  settle?(pid: number): Promise<void>
 }
 
 /**

@@ -34,6 +34,7 @@ import type {
   PersistenceCapabilities,
   ProjectionCheckpoint,
   SessionSummary,
+  StoreLocation,
 } from './types.ts'
 
 /** The recorded holder of a cross-process lock (02 §3, lock file content / lease row). */
@@ -195,6 +196,8 @@ export interface PersistenceBackend<M = unknown, T extends LockToken = LockToken
    * objects shared with the store (memory).
    */
   readonly eventState: 'detached' | 'shared-frozen'
+  /** CHANGED (additive): the store's folder or file on this machine; omit when it has none (memory, a server). */
+  readonly storeLocation?: StoreLocation | undefined
 
   /** Validate the configured store without creating files. @throws `STORE_UNSAFE`/`STORE_FOREIGN`/`STORE_INCOMPATIBLE`. */
   start(signal: AbortSignal): Promise<void>

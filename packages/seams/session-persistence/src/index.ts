@@ -49,6 +49,7 @@ export type {
   SessionInspection,
   SessionPersistenceConfig,
   SessionSummary,
+  StoreLocation,
   TornTailReport,
 } from './types.ts'
 export {

@@ -29,6 +29,7 @@ import type {
   SessionHandle,
   SessionInspection,
   SessionPersistenceConfig,
+  StoreLocation,
 } from './types.ts'
 
 /**
@@ -43,12 +44,15 @@ export class SessionPersistence<C extends SessionPersistenceConfig = SessionPers
   readonly backendName: string
   /** What the backend can do. */
   readonly capabilities: PersistenceCapabilities
+  /** The store's folder (JSONL root) or file (SQLite database) on this machine; `undefined` when it has none. */
+  readonly storeLocation: StoreLocation | undefined
   private readonly coordinator: Coordinator
 
   constructor(ctx: Context, config: C, backend: PersistenceBackend<unknown, LockToken>) {
     super(ctx, 'sessionPersistence')
     this.backendName = backend.name
     this.capabilities = Object.freeze({ ...backend.capabilities })
+    this.storeLocation = backend.storeLocation === undefined ? undefined : Object.freeze({ ...backend.storeLocation })
     this.coordinator = new Coordinator(ctx, config, backend)
   }
 

@@ -13,6 +13,17 @@ export interface OperationOptions {
 /** `open` modes: `'write'` takes claim and lock and repairs a torn tail; `'read'` takes nothing, writes nothing. */
 export type OpenMode = 'read' | 'write'
 
+/**
+ * CHANGED (additive): where a backend keeps its store on this machine (02 §1.1 `storeLocation`): the JSONL root
+ * folder, or the SQLite database file. Plugins that keep files beside the store (the search index) derive their
+ * paths from it; a backend without a local location (memory, `:memory:`, a database server) has none.
+ */
+export interface StoreLocation {
+  readonly kind: 'directory' | 'file'
+  /** Absolute path. */
+  readonly path: string
+}
+
 /** What the backend can do (02 §1.1). */
 export interface PersistenceCapabilities {
   /** Locks exclude other processes (JSONL lock file, SQLite lease). */

@@ -37,7 +37,7 @@ export class WorkerProcess {
   private stderr = ''
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined
 
-  private constructor(private readonly child: ChildProcess) {
+  private constructor(private readonly child: ChildProcess, private readonly spec: WorkerSpec) {
     child.stderr?.setEncoding('utf8')
     child.stderr?.on('data', (chunk: string) => {
       this.stderr = (this.stderr + chunk).slice(-8192)
@@ -61,7 +61,7 @@ export class WorkerProcess {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'json',
     })
-    const worker = new WorkerProcess(child)
+    const worker = new WorkerProcess(child, spec)
     const init: WorkerInit = {
       kind: 'init', module: spec.module, config: { ...spec.config, ...options.config }, eventTypes: options.eventTypes ?? [],
     }
@@ -121,10 +121,12 @@ export class WorkerProcess {
     })
   }
 
-  /** SIGKILL the child and wait for its exit (no-op once exited). */
+  /** SIGKILL the child, wait for its exit and for the store to settle what it left in flight (no-op once exited). */
   async kill(): Promise<void> {
-    if (!this.exit) this.child.kill('SIGKILL')
+    if (this.exit) return
+    this.child.kill('SIGKILL')
     await this.exited
+    await this.spec.settle?.(this.child.pid!)
   }
 
   /** Ask the child to dispose its app, then let it exit; kills it if that fails. */
