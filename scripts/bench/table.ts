@@ -221,4 +221,11 @@ export const WORKLOADS: readonly Workload[] = [
     better: 'lower',
     target: { kind: 'ratio', max: 2.0, text: '≤ 2.0 × baseline (RSS of that process after all imports)' },
   },
+  {
+    id: 'V1',
+    title: "the viewer's first paint of W's session page in headless Chromium (cold session cache, last page of 50 turns)",
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'at-most', max: 1000, text: '≤ 1 s from the navigation to the first contentful paint' },
+  },
 ]

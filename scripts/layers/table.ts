@@ -15,6 +15,9 @@ export const SIBLINGS: Readonly<Record<string, readonly string[]>> = {
   'plugins/session-interop': ['plugins/compaction', 'plugins/session-projection'],
   // Hits carry the session's title: the search fold runs the title projection unit.
   'plugins/session-search': ['plugins/session-projection'],
+  // The viewer renders the built-in title and compaction brackets with their own folds and checkpoint test, and
+  // its search box calls the search service.
+  'plugins/session-viewer': ['plugins/session-projection', 'plugins/compaction', 'plugins/session-search'],
 }
 
 /** Siblings a package's `tests/` may use on top of `SIBLINGS` (its `src/` may not). */

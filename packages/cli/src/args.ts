@@ -9,18 +9,18 @@ import { usageError } from './errors.ts'
 /** The commands of §6.2, plus the demo's hidden child. */
 export type CommandName =
   | 'demo' | 'run' | 'chat' | 'list' | 'show' | 'fork' | 'compact' | 'verify' | 'export' | 'import' | 'transfer' | '__demo-child'
-  | 'search' | 'delete'
+  | 'search' | 'delete' | 'view'
 
 /** The public commands, in help order. */
 export const COMMANDS: readonly CommandName[] = Object.freeze([
   'demo', 'run', 'chat', 'list', 'show', 'fork', 'compact', 'verify', 'export', 'import', 'transfer',
-  'search', 'delete',
+  'search', 'delete', 'view',
 ])
 
 type OptionKind = 'string' | 'boolean'
 
-/** Every option: its kind and the commands it is valid for (`'*'` = global). */
-const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; commands: readonly string[] | '*' }>> = {
+/** Every option: its kind, the commands it is valid for (`'*'` = global), and whether it may be given more than once. */
+const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; commands: readonly string[] | '*'; repeatable?: true }>> = {
   'dir': { kind: 'string', commands: '*' },
   'config': { kind: 'string', commands: '*' },
   'json': { kind: 'boolean', commands: ['list', 'show', 'verify', 'fork', 'compact', 'import', 'search'] },
@@ -43,6 +43,9 @@ const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; comma
   'out': { kind: 'string', commands: ['export'] },
   'to': { kind: 'string', commands: ['transfer'] },
   'all': { kind: 'boolean', commands: ['transfer'] },
+  'redact': { kind: 'string', commands: ['export'], repeatable: true },
+  'no-redact': { kind: 'boolean', commands: ['export'] },
+  'port': { kind: 'string', commands: ['view'] },
   'session': { kind: 'string', commands: ['search'] },
   'fts': { kind: 'boolean', commands: ['search'] },
   'reindex': { kind: 'boolean', commands: ['search'] },
@@ -69,8 +72,10 @@ export interface ParsedArgs {
   readonly command: CommandName | undefined
   readonly positionals: readonly string[]
   readonly global: GlobalOptions
-  /** Command options by name (strings and `true` for booleans). */
+  /** Command options by name (strings and `true` for booleans; a repeatable option's last value). */
   readonly options: Readonly<Record<string, string | true>>
+  /** Every value of each repeatable option, in order. */
+  readonly lists: Readonly<Record<string, readonly string[]>>
 }
 
 function isCommand(name: string): name is CommandName {
@@ -94,14 +99,16 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     throw usageError(error instanceof Error ? error.message.split('\n')[0]! : String(error))
   }
   const values: Record<string, string | true> = {}
+  const lists: Record<string, string[]> = {}
   for (const token of parsed.tokens ?? []) {
     if (token.kind !== 'option') continue
     const spec = OPTIONS[token.name]
     if (spec === undefined) throw usageError(`unknown option ${token.rawName}`)
     if (spec.kind === 'string' && token.value === undefined) throw usageError(`option --${token.name} requires a value`)
     if (spec.kind === 'boolean' && token.value !== undefined) throw usageError(`option --${token.name} takes no value`)
-    if (token.name in values) throw usageError(`option --${token.name} is given twice`)
+    if (token.name in values && spec.repeatable !== true) throw usageError(`option --${token.name} is given twice`)
     values[token.name] = spec.kind === 'string' ? token.value! : true
+    if (spec.repeatable === true) (lists[token.name] ??= []).push(token.value!)
   }
   const [first, ...positionals] = parsed.positionals
   let command: CommandName | undefined
@@ -125,6 +132,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     command,
     positionals,
     options,
+    lists,
     global: {
       ...(dir === undefined ? {} : { dir }),
       ...(cfg === undefined ? {} : { config: cfg }),

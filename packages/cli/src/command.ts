@@ -60,3 +60,15 @@ export function sessionIdArg(id: string): string {
 export function json(value: unknown): string {
   return JSON.stringify(value)
 }
+
+/** Resolves when `signal` aborts (SIGINT); a timer keeps the process alive meanwhile (a signal listener does not). */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise(resolve => {
+    if (signal.aborted) return resolve()
+    const alive = setInterval(() => {}, 60_000)
+    signal.addEventListener('abort', () => {
+      clearInterval(alive)
+      resolve()
+    }, { once: true })
+  })
+}

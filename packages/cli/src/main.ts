@@ -28,6 +28,7 @@ const COMMAND_TABLE: Readonly<Record<CommandName, () => Promise<Command>>> = {
   'export': async () => (await import('./commands/export.ts')).exportSession,
   'import': async () => (await import('./commands/import-from.ts')).importFrom,
   'transfer': async () => (await import('./commands/transfer.ts')).transfer,
+  'view': async () => (await import('./commands/view.ts')).view,
   '__demo-child': async () => (await import('./demo/child.ts')).demoChild,
   'search': async () => (await import('./commands/search.ts')).search,
   'delete': async () => (await import('./commands/delete.ts')).deleteSession,

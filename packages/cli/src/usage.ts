@@ -27,13 +27,15 @@ Commands:
   fork <id> [--at <seq>] [--as <child>]  fork a stored session; the parent is untouched
   compact <id>                           resume a session and compact its history
   verify <id|path>                       check a stored session (or a session file or SQLite database)
-  export <id> --format jsonl|openai-messages|anthropic-messages|otel-genai [--out <file>]
+  export <id> --format jsonl|openai-messages|anthropic-messages|otel-genai|markdown|html [--out <file>]
+         [--redact <regex>]… [--no-redact]
   import [--from logbook|claude-code|codex|pi] <file|folder> [--as <id>] [--dry-run] [--force]
                                          store an export, or another tool's transcripts, as sessions
   transfer --to <cordis.yml> <id>…|--all copy sessions to the backend another cordis.yml configures
   search <query> [--session <id>] [--limit <n>] [--fts] [--reindex]
                                          full-text search over every stored session, compacted history included
   delete <id> [--yes]                    delete a stored session (asks first on a terminal)
+  view [--port <n>]                      browse the stored sessions in a browser (127.0.0.1, read-only)
 
 ${GLOBAL}
 
@@ -79,12 +81,23 @@ Resume the session, compact its history into a summary, and release it. Prints w
 Read-only checks (no repair, no lock, safe beside a writer): format, torn tail, corruption, events, surface,
 turn/step/tool relations, tool pairing, compaction brackets, projection checkpoint. A path verifies a
 session.jsonl file, or every session of a SQLite database. Exit 0 ok, 5 repairable, 6 corrupt or unsupported.`,
-  'export': `Usage: logbook export <id> --format jsonl|openai-messages|anthropic-messages|otel-genai [--out <file>]
+  'export': `Usage: logbook export <id> --format jsonl|openai-messages|anthropic-messages|otel-genai|markdown|html [--out <file>] [--redact <regex>]… [--no-redact]
 
 jsonl: an export header line, then every event, one per line (what import reads).
 openai-messages: { model, messages, tools? } in the chat-completions format, from what the model sees.
 anthropic-messages: { model, system?, messages, tools? } as an Anthropic Messages request, from what the model sees.
-otel-genai: the session as OpenTelemetry GenAI spans (semantic conventions 1.41.0) in OTLP/JSON.`,
+otel-genai: the session as OpenTelemetry GenAI spans (semantic conventions 1.41.0) in OTLP/JSON.
+markdown: the transcript by turn, as the viewer shows it. html: the viewer's session page as one file that opens
+from disk with no network.
+Every format replaces common secrets (API keys such as sk-…, AKIA…, ghp_…, bearer tokens, JSON web tokens, PEM
+private keys) and each match of every --redact pattern with [redacted]; a redacted jsonl export says so in its
+first line. --no-redact exports the session as stored.`,
+  'view': `Usage: logbook view [--port <n>] [--config <cordis.yml>]
+
+Serve the session viewer on 127.0.0.1 (port 0, the default, picks a free one) and print its address. The address
+carries a one-time token: the first browser to open it gets a cookie, and the address then stops working (restart
+for a new one). The list with search, each session by turn (the log, or what the model sees), compactions, forks,
+usage, and live updates of sessions being written. Read-only: nothing is written to the store. Ctrl-C stops.`,
   'import': `Usage: logbook import [--from logbook|claude-code|codex|pi] <file|folder> [--as <id>] [--dry-run] [--force] [--json]
 
 --from logbook (the default): check an exported jsonl file event by event and store it as a new session (under

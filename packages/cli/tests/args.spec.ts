@@ -36,6 +36,16 @@ describe('command-line parsing', () => {
     expect(usage(() => parseCommandLine(['nope']))).toBe('unknown command "nope"')
   })
 
+  it('L-172 collects every value of a repeatable option in order (--redact); view takes --port', () => {
+    const args = parseCommandLine(['export', 'a', '--format', 'markdown', '--redact', 'x+', '--redact', 'y+'])
+    expect(args.lists).toEqual({ redact: ['x+', 'y+'] })
+    expect(args.options).toMatchObject({ format: 'markdown' })
+    expect(parseCommandLine(['export', 'a', '--no-redact']).options['no-redact']).toBe(true)
+    expect(parseCommandLine(['view', '--port', '8080']).options.port).toBe('8080')
+    expect(usage(() => parseCommandLine(['list', '--redact', 'x']))).toBe('option --redact is not valid for list')
+    expect(usage(() => parseCommandLine(['view', '--port', '1', '--port', '2']))).toBe('option --port is given twice')
+  })
+
   it('checks positionals and integer options', () => {
     expect(usage(() => expectPositionals(parseCommandLine(['show']), ['id']))).toBe('show needs <id>')
     expect(usage(() => expectPositionals(parseCommandLine(['show', 'a', 'b']), ['id']))).toBe('unexpected argument "b"')

@@ -19,13 +19,16 @@ describe('examples/postgres', () => {
     return join(dir, 'cordis.yml')
   }
 
-  it('L-154 differs from examples/jsonl in exactly the persistence row, which reads DATABASE_URL', () => {
+  it('L-154 differs from examples/jsonl in the persistence row, which reads DATABASE_URL, and the search index path', () => {
     const jsonl = readFileSync(join(examples, 'jsonl', 'cordis.yml'), 'utf8').split('\n')
     const postgres = readFileSync(join(examples, 'postgres', 'cordis.yml'), 'utf8').split('\n')
     expect(postgres).toHaveLength(jsonl.length)
     expect(jsonl.flatMap((line, index) => (line === postgres[index] ? [] : [[line, postgres[index]]]))).toEqual([[
       `- { id: persistence, name: '@logbook/session-persistence-jsonl', config: { root: ./.logbook } }`,
       `- { id: persistence, name: '@logbook/session-persistence-postgres', config: { connectionString: !!js process.env.DATABASE_URL } }`,
+    ], [
+      `- { id: search,      name: '@logbook/session-search' }`,
+      `- { id: search,      name: '@logbook/session-search', config: { path: ./.logbook/search-index.sqlite } }`,
     ]])
   })
 
@@ -69,10 +72,11 @@ describe('examples/postgres', () => {
     const file = copy()
     const run = await logbook(['list', '--config', file], { cwd: dirname(file), env: { DATABASE_URL: undefined } })
     expect(run.code).toBe(1)
-    // One line for the bad row; the entry that needs its service reports that it waits.
+    // One line for the bad row; each entry that needs its service reports that it waits.
     expect(lines(run.stderr)).toEqual([
       'logbook: entry persistence (@logbook/session-persistence-postgres) failed: invalid config: - $.connectionString missing required value (at connectionString)',
       'logbook: entry checkpoint (@logbook/session-checkpoint-policy) is waiting for service sessionPersistence',
+      'logbook: entry search (@logbook/session-search) is waiting for service sessionPersistence',
     ])
   })
 })

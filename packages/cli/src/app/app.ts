@@ -28,6 +28,8 @@ export interface App {
   compaction(): CompactionService
   /** `ctx.sessionProjections`, when loaded. */
   projections(): SessionProjections | undefined
+  /** The stderr log exporter (hold records while a plugin starts, so a failure is reported once). */
+  readonly log: StderrLogExporter
   /**
    * `ctx.sessionSearch`, loading `@logbook/session-search` (default config) on the app when it does not provide it.
    * @throws CliError `NOT_CONFIGURED` without persistence; what the plugin's start throws (`INDEX_PATH_REQUIRED` for a
@@ -91,6 +93,7 @@ export function createApp(ctx: Context, plugins: Disposable[], exporter: StderrL
     agents: () => required<AgentsService>(ctx, 'agents', 'the agent loop'),
     compaction: () => required<CompactionService>(ctx, 'compaction', 'compaction'),
     projections: () => ctx.get('sessionProjections') as SessionProjections | undefined,
+    log: exporter,
     search: () => (search ??= loadSearch()),
     dispose: () => (disposing ??= dispose()),
   }

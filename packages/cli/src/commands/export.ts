@@ -1,9 +1,11 @@
 /**
- * `logbook export <id> --format <format> [--out <file>]` (spec 03 §6.2), read mode. `jsonl`: the line
- * `{"logbook":"export","formatVersion":1,"header":…}`, then every event unpacked, one per line;
- * `openai-messages`: `{ model, messages, tools? }` from the surface with the chat-completions mapping of §3.4;
+ * `logbook export <id> --format <format> [--out <file>] [--redact <regex>]… [--no-redact]` (spec 03 §6.2), read
+ * mode. `jsonl`: the line `{"logbook":"export","formatVersion":1,"header":…}`, then every event unpacked, one per
+ * line; `openai-messages`: `{ model, messages, tools? }` from the surface with the chat-completions mapping of §3.4;
  * `anthropic-messages`: the surface as an Anthropic Messages request body; `otel-genai`: the log as OpenTelemetry
- * GenAI spans in OTLP/JSON. Each format is one row of `EXPORT_FORMATS`.
+ * GenAI spans in OTLP/JSON; `markdown`: the transcript as the viewer's log view shows it; `html`: the viewer's
+ * session page as one self-contained file. Each format is one row of `EXPORT_FORMATS`; redaction runs once, before
+ * any row.
  */
 
 import { createWriteStream } from 'node:fs'
@@ -11,9 +13,11 @@ import { resolve } from 'node:path'
 import { deriveEventMessage, foldSurface, type RequestHeader, type SessionEvent } from '@logbook/session'
 import { wireMessage, type WireMessage } from '@logbook/llm-openai'
 import { exportAnthropicMessages, exportOtelGenAi } from '@logbook/session-interop'
+import { readForkRelatives, renderSessionHtml, renderSessionMarkdown, type ForkRelatives } from '@logbook/session-viewer'
 import { expectPositionals } from '../args.ts'
 import { sessionIdArg, withApp, type Command, type CommandContext } from '../command.ts'
 import { usageError } from '../errors.ts'
+import { redactionPatterns, redactStored } from '../redact.ts'
 import { textOf } from '../render/text.ts'
 import { readStored, type StoredSession } from './stored.ts'
 
@@ -47,13 +51,22 @@ export function openAiMessages(events: readonly SessionEvent[]): { model: string
   return { model: header?.config.model ?? null, messages, ...(tools === undefined || tools.length === 0 ? {} : { tools }) }
 }
 
-/** The text chunks of one export of `stored`. */
-type ExportWriter = (stored: StoredSession, context: CommandContext) => string[]
+/** What every format row receives: the (redacted) session and what redaction did. */
+export interface ExportInput {
+  readonly stored: StoredSession
+  /** Set when redaction replaced anything: the export says so. */
+  readonly redacted?: { readonly patterns: number; readonly replacements: number }
+  /** The session's parent and children (read from the store on first use). */
+  relatives(): Promise<ForkRelatives>
+}
+
+/** The text chunks of one export. */
+type ExportWriter = (input: ExportInput, context: CommandContext) => Promise<string[]>
 
 /** One line per event after the export header line (what `import` reads back). */
-function jsonlChunks(stored: StoredSession, context: CommandContext): string[] {
+async function jsonlChunks({ stored, redacted }: ExportInput, context: CommandContext): Promise<string[]> {
   const { header, events } = stored
-  const chunks = [`${JSON.stringify({ logbook: 'export', formatVersion: EXPORT_FORMAT_VERSION, header })}\n`]
+  const chunks = [`${JSON.stringify({ logbook: 'export', formatVersion: EXPORT_FORMAT_VERSION, header, ...(redacted === undefined ? {} : { redacted }) })}\n`]
   const progress = context.output.progress('export', header.id, events.length, PROGRESS_THRESHOLD)
   events.forEach((event, index) => {
     chunks.push(`${JSON.stringify(event)}\n`)
@@ -69,9 +82,11 @@ const document = (value: unknown): string[] => [`${JSON.stringify(value, null, 2
 /** The export formats, in help order: each row turns a stored session into the export's text. */
 export const EXPORT_FORMATS = {
   'jsonl': jsonlChunks,
-  'openai-messages': stored => document(openAiMessages(stored.events)),
-  'anthropic-messages': stored => document(exportAnthropicMessages(stored.events)),
-  'otel-genai': stored => document(exportOtelGenAi(stored.events, stored.header)),
+  'openai-messages': async ({ stored }) => document(openAiMessages(stored.events)),
+  'anthropic-messages': async ({ stored }) => document(exportAnthropicMessages(stored.events)),
+  'otel-genai': async ({ stored }) => document(exportOtelGenAi(stored.events, stored.header)),
+  'markdown': async input => [renderSessionMarkdown(input.stored, { relatives: await input.relatives() })],
+  'html': async input => [renderSessionHtml(input.stored, { relatives: await input.relatives() })],
 } satisfies Readonly<Record<string, ExportWriter>>
 
 /** The export formats. */
@@ -92,8 +107,18 @@ export const exportSession: Command = async (context) => {
   const id = sessionIdArg(raw!)
   const format = formatOf(args.options.format)
   const out = typeof args.options.out === 'string' ? resolve(context.cwd, args.options.out) : undefined
+  const sources = args.lists.redact ?? []
+  if (args.options['no-redact'] === true && sources.length > 0) throw usageError('--redact and --no-redact cannot be combined')
+  const patterns = redactionPatterns(sources, args.options['no-redact'] !== true)
   return withApp(context, async (app) => {
-    const chunks = EXPORT_FORMATS[format](await readStored(app.persistence(), id), context)
+    const { stored, replacements } = redactStored(await readStored(app.persistence(), id), patterns)
+    let relatives: Promise<ForkRelatives> | undefined
+    const input: ExportInput = {
+      stored,
+      ...(replacements === 0 ? {} : { redacted: { patterns: patterns.length, replacements } }),
+      relatives: () => (relatives ??= readForkRelatives(app.persistence(), stored.header)),
+    }
+    const chunks = await EXPORT_FORMATS[format](input, context)
     if (out === undefined) {
       for (const chunk of chunks) output.write(chunk)
       return 0

@@ -4,21 +4,9 @@
  */
 
 import { expectPositionals } from '../args.ts'
-import { withApp, type Command } from '../command.ts'
+import { untilAborted, withApp, type Command } from '../command.ts'
 import { EXIT, usageError } from '../errors.ts'
 import { LiveTranscript } from '../render/live.ts'
-
-/** Resolves when `signal` aborts; a timer keeps the process alive meanwhile (a signal listener does not). */
-function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise(resolve => {
-    if (signal.aborted) return resolve()
-    const alive = setInterval(() => {}, 60_000)
-    signal.addEventListener('abort', () => {
-      clearInterval(alive)
-      resolve()
-    }, { once: true })
-  })
-}
 
 /** `run`. */
 export const run: Command = async (context) => {
@@ -31,7 +19,7 @@ export const run: Command = async (context) => {
     try {
       const agents = await app.agents().startConfigured()
       await Promise.all(agents.map(agent => agent.idle()))
-      if (args.options['keep-alive'] === true) await aborted(context.signal)
+      if (args.options['keep-alive'] === true) await untilAborted(context.signal)
     } finally {
       stop()
     }

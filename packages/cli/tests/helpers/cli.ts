@@ -71,3 +71,33 @@ export function logbook(args: readonly string[], options: CliRunOptions): Promis
 export function lines(text: string): string[] {
   return text.split('\n').filter(line => line !== '')
 }
+
+/** A running `logbook view` and the address it printed. */
+export interface ViewerProcess {
+  readonly process: CliProcess
+  readonly url: string
+  /** `http://127.0.0.1:<port>`. */
+  readonly base: string
+  /** SIGINT, then wait for the exit. */
+  stop(): Promise<CliRun>
+}
+
+/** Start `logbook view <args>` in `cwd` and wait until it prints its address. */
+export async function startViewer(args: readonly string[], options: CliRunOptions): Promise<ViewerProcess> {
+  const process = startLogbook(['view', ...args], options)
+  const url = await new Promise<string>((resolve, reject) => {
+    const check = (): void => {
+      const line = /^(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)$/m.exec(process.stdout())?.[1]
+      if (line !== undefined) resolve(line)
+    }
+    process.child.stdout!.on('data', check)
+    void process.done.then(run => reject(new Error(`logbook view exited (${run.code}) before printing its address: ${run.stderr}`)))
+  })
+  return {
+    process, url, base: new URL(url).origin,
+    stop: () => {
+      process.child.kill('SIGINT')
+      return process.done
+    },
+  }
+}

@@ -27,7 +27,7 @@ export function apply(ctx: Context): void {
 
 export { CompactionService }
 export type { CompactionEventType } from './events.ts'
-export { CHECKPOINT_PREAMBLE, isCompactionCheckpoint, summaryNodeMessage } from './summary-node.ts'
+export { CHECKPOINT_PREAMBLE, SUMMARY_NODE_ID_PREFIX, isCompactionCheckpoint, summaryNodeMessage } from './summary-node.ts'
 export { entryState } from './entry-state.ts'
 export { measureSession } from './measure.ts'
 export { logOf } from './log.ts'

@@ -196,7 +196,7 @@ export interface PersistenceBackend<M = unknown, T extends LockToken = LockToken
    * objects shared with the store (memory).
    */
   readonly eventState: 'detached' | 'shared-frozen'
-  /** CHANGED (additive): the store's folder or file on this machine; omit when it has none (memory, a server). */
+  /** The store's folder or file on this machine; omit when it has none (memory, a server). */
   readonly storeLocation?: StoreLocation | undefined
 
   /** Validate the configured store without creating files. @throws `STORE_UNSAFE`/`STORE_FOREIGN`/`STORE_INCOMPATIBLE`. */

@@ -14,7 +14,7 @@ export interface OperationOptions {
 export type OpenMode = 'read' | 'write'
 
 /**
- * CHANGED (additive): where a backend keeps its store on this machine (02 §1.1 `storeLocation`): the JSONL root
+ * Where a backend keeps its store on this machine (02 §1.1 `storeLocation`): the JSONL root
  * folder, or the SQLite database file. Plugins that keep files beside the store (the search index) derive their
  * paths from it; a backend without a local location (memory, `:memory:`, a database server) has none.
  */
