@@ -55,7 +55,7 @@ function rowRecords(rows: Iterable<EventRow>, nextSeq: number, start: number, fr
         result: {
           ok: false,
           reason: `row at seq ${row.seq} reaches beyond the stored next seq ${nextSeq}`,
-          turnEndEvidence: checked.ok ? isTurnEnd(checked.events) : checked.turnEndEvidence,
+          turnEndEvidence: checked.ok ? isTurnEnd(checked.result.events) : checked.turnEndEvidence,
         },
         eventCount: coveredBy(row),
       })

@@ -101,7 +101,8 @@ export async function resumeAgent(runtime: LoopRuntime, owner: Context, input: R
     const options = resolveOptions(input.options, newestHeader(events))
     const closers = openTurnClosers(events, { kind: 'interrupted' })
     if (closers.length > 0) await handle.append(closers, { signal })
-    const seed = [...events, ...closers]
+    // The read's view keeps packed chunk runs packed into the session (01 §5.2); a spread would build every member.
+    const seed = closers.length === 0 ? events : [...events, ...closers]
     let session: Session
     try {
       session = runtime.sessions.prepare(id, {
