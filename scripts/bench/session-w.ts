@@ -209,7 +209,11 @@ export function appendW(session: Session, inputs: Iterable<WAppend> = wAppendLis
  * unfrozen objects.
  */
 export function wEvents(options: WOptions = {}): SessionEvent[] {
-  const out: SessionEvent[] = []
+  return [...wEventStream(options)]
+}
+
+/** The events of `wEvents`, one at a time (a session many times W's size never sits in memory whole). */
+export function* wEventStream(options: WOptions = {}): Generator<SessionEvent, void, void> {
   let seq = 0
   for (const a of wAppends(options)) {
     const event: Record<string, unknown> = { type: a.type, seq: seq++, time: a.time, data: a.data }
@@ -217,7 +221,6 @@ export function wEvents(options: WOptions = {}): SessionEvent[] {
       event.surfaceOp = a.opts.surfaceOp
       if (a.opts.sourceEventSeqs) event.sourceEventSeqs = a.opts.sourceEventSeqs
     }
-    out.push(event as unknown as SessionEvent)
+    yield event as unknown as SessionEvent
   }
-  return out
 }

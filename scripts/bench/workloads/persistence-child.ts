@@ -2,6 +2,7 @@
  * Child entry of the persistence workloads: `persistence-child.ts <step> <backend> <dir> [count]` runs one step in a fresh
  * process and prints its figures as one JSON line. Steps:
  * - `prep-w`: store W as session `w` (not durable: preparation is not timed);
+ * - `prep-big`: store `count` × W's turns as session `w`, streamed a turn at a time (B10);
  * - `resume`: B2, cold resume of `w` (open, read, repair check, rebuild, publish, derive messages), timed;
  * - `read-floor`: B2's floor, read the stored log and `JSON.parse` every line/row;
  * - `eager-build`: B2's reference, the floor plus building every event frozen (no checks, no session);
@@ -18,8 +19,8 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { encodeBatch } from '@logbook/session-persistence'
 import { collectGarbage } from '../harness.ts'
-import { wEvents } from '../session-w.ts'
-import { backendKind, mount, resume, storeEvents, storePath, type BackendKind } from './persistence-store.ts'
+import { W_TURNS, wEvents, wEventStream } from '../session-w.ts'
+import { backendKind, mount, resume, storeEvents, storeEventStream, storePath, type BackendKind } from './persistence-store.ts'
 import { BENCH_SCHEMA, benchUrl, pgClient } from './postgres-server.ts'
 
 type Sqlite = {
@@ -226,6 +227,12 @@ async function main(): Promise<unknown> {
       await storeEvents(m.persistence, 'w', events)
       await m.stop()
       return { events: events.length }
+    }
+    case 'prep-big': {
+      const m = await mount(kind, dir, { durable: false })
+      const events = await storeEventStream(m.persistence, 'w', wEventStream({ turns: W_TURNS * Number(countArg) }))
+      await m.stop()
+      return { events }
     }
     case 'resume': {
       const m = await mount(kind, dir, { durable: true })

@@ -92,6 +92,28 @@ export async function storeEvents(persistence: SessionPersistence, id: string, e
   }
 }
 
+/** Store the events of `stream` as session `id`, one append per W turn, never holding more than one turn. */
+export async function storeEventStream(persistence: SessionPersistence, id: string, stream: Iterable<SessionEvent>): Promise<number> {
+  let handle: Awaited<ReturnType<SessionPersistence['create']>> | undefined
+  let batch: SessionEvent[] = []
+  let count = 0
+  try {
+    for (const event of stream) {
+      handle ??= await persistence.create(benchHeader(id, event.time))
+      batch.push(event)
+      count++
+      if (batch.length === W_EVENTS_PER_TURN) {
+        await handle.append(batch)
+        batch = []
+      }
+    }
+    if (batch.length > 0) await handle!.append(batch)
+  } finally {
+    await handle?.close()
+  }
+  return count
+}
+
 /**
  * Resume as chapter 03 §5.1 runs it (02 §4.3 steps 2–6): open for write, read, append closers, prepare, hand off,
  * enter, announce; then derive the model's messages. Returns the live session.

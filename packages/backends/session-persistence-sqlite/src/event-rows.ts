@@ -21,11 +21,11 @@ export interface EventRow {
 }
 
 /**
- * A row decoded and checked: its events when valid (with the codec's result, which keeps the `packed` flag the
- * coordinator's fast path relies on), else why not.
+ * A row decoded and checked: when valid, the codec's result (its events, the `packed` flag and the run the
+ * coordinator's fast path relies on) and the last member's time, else why not.
  */
 export type CheckedRow =
-  | { readonly ok: true; readonly events: readonly SessionEvent[]; readonly lastTime: number; readonly result: RecordResult & { readonly ok: true } }
+  | { readonly ok: true; readonly lastTime: number; readonly result: RecordResult & { readonly ok: true } }
   | { readonly ok: false; readonly reason: string }
 
 const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['type', 'seq', 'time', 'data', 'ignorable', 'surfaceOp', 'sourceEventSeqs'])
@@ -83,9 +83,13 @@ export function checkRow(row: EventRow, checkEnvelopes = false): CheckedRow {
   }
   const decoded = decodeRecordValue(value)
   if (!decoded.ok) return failed(row, decoded.reason)
-  const events = decoded.events
-  const first = events[0] as { type?: unknown; seq?: unknown; time?: unknown } | undefined
-  const last = events[events.length - 1] as { seq?: unknown; time?: unknown } | undefined
+  const { run } = decoded
+  // A packed row's ends come from the run itself: its members stay unbuilt (01 §10).
+  const events = run === undefined ? decoded.events : undefined
+  const first = run !== undefined ? { type: 'assistant/chunk', seq: run.seq0, time: run.firstTime }
+    : events![0] as { type?: unknown; seq?: unknown; time?: unknown } | undefined
+  const last = run !== undefined ? { seq: run.seq0 + run.length - 1, time: run.lastTime }
+    : events![events!.length - 1] as { seq?: unknown; time?: unknown } | undefined
   const tag = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined
   const kind = (CHUNK_ROW_TAGS as readonly unknown[]).includes(tag) ? (tag as string) : 'event'
   const problem = first === undefined || last === undefined
@@ -103,12 +107,12 @@ export function checkRow(row: EventRow, checkEnvelopes = false): CheckedRow {
               : undefined
   if (problem !== undefined) return failed(row, problem)
   if (checkEnvelopes) {
-    for (const event of events) {
+    for (const event of decoded.events) {
       const envelope = envelopeProblem(event)
       if (envelope !== undefined) return failed(row, envelope)
     }
   }
-  return { ok: true, events, lastTime: last!.time as number, result: decoded }
+  return { ok: true, lastTime: last!.time as number, result: decoded }
 }
 
 /** A row that is a defect: `row at seq <seq>: <reason>`. (A module function: no closure per row on the hot path.) */

@@ -3,7 +3,8 @@
  * one-token `assistant/chunk` events are packed into one row whose members decode back exactly (up to key order).
  */
 import { ChunkRowError } from './errors.ts'
-import type { CallId, SessionEvent, StreamChunk } from './types.ts'
+import { PackedRun } from './packed-run.ts'
+import type { CallId, SessionEvent } from './types.ts'
 
 /** The slash-less tags of packed rows; no event type can equal one (event types always contain a `/`). */
 export const CHUNK_ROW_TAGS = Object.freeze(['text-chunks', 'reasoning-chunks', 'tool-call-chunks'] as const)
@@ -141,12 +142,12 @@ export function takeDecodedRun(first: unknown): readonly SessionEvent[] | undefi
 }
 
 /**
- * Expands a stored record: a valid row becomes its member events, built already deep-frozen and in declaration key
- * order; a value that is not an object or whose `type` is not a row tag is returned as `[value]`, unvalidated.
+ * Validates a stored chunk row once, as a row (01 §10), and returns it as a `PackedRun` whose members are built when
+ * read; `undefined` for a value that is not an object or whose `type` is not a row tag (not validated).
  * @throws ChunkRowError `MALFORMED_CHUNK_ROW` (`malformed <tag> storage row: <why>`) for a row that fails 01 §10.
  */
-export function decodeStorageRecord(value: unknown): SessionEvent[] {
-  if (!isObj(value) || typeof value.type !== 'string' || !TAGS.has(value.type)) return [value as SessionEvent]
+export function decodeStorageRun(value: unknown): PackedRun | undefined {
+  if (!isObj(value) || typeof value.type !== 'string' || !TAGS.has(value.type)) return undefined
   const tag = value.type as ChunkRowTag
   if (!exactKeys(value, ROW_KEYS)) fail(tag, 'envelope must be exactly {type, seq0, time0, data}')
   const { seq0, time0, data } = value
@@ -175,16 +176,30 @@ export function decodeStorageRecord(value: unknown): SessionEvent[] {
   const gaps = dt as number[]
   if (gaps.length !== n - 1) fail(tag, `dt length ${gaps.length} does not match ${n} members`)
   if (!isSafeInt((seq0 as number) + (n - 1))) fail(tag, 'member seqs must stay safe integers')
+  // Gaps are safe integers, so the running time can leave the safe range only at its extremes.
   let t = time0 as number
+  let low = t
   for (let i = 0; i < gaps.length; i++) {
     t += gaps[i] as number
     if (!isSafeInt(t)) fail(tag, 'member times must stay safe integers')
+    if (t < low) low = t
   }
-  const row: Row = {
-    seq0: seq0 as number, time0: time0 as number, gaps, turn: turn as number, step: step as number, index: index as number,
-  }
-  const members = buildMembers(row, tag, pieces as string[], tool ? (data.id as CallId) : undefined,
-    tool && hasOwn(data, 'name') ? (data.name as string) : undefined)
+  return new PackedRun({
+    tag, seq0: seq0 as number, time0: time0 as number, gaps, lowestTime: low, turn: turn as number, step: step as number, index: index as number,
+    pieces: pieces as string[], id: tool ? (data.id as CallId) : undefined,
+    name: tool && hasOwn(data, 'name') ? (data.name as string) : undefined,
+  })
+}
+
+/**
+ * Expands a stored record: a valid row becomes its member events, built already deep-frozen and in declaration key
+ * order; a value that is not an object or whose `type` is not a row tag is returned as `[value]`, unvalidated.
+ * @throws ChunkRowError `MALFORMED_CHUNK_ROW` (`malformed <tag> storage row: <why>`) for a row that fails 01 §10.
+ */
+export function decodeStorageRecord(value: unknown): SessionEvent[] {
+  const run = decodeStorageRun(value)
+  if (run === undefined) return [value as SessionEvent]
+  const members = run.members()
   // The registered list stays private: a caller editing the returned array cannot slip other values into a run.
   decodedRuns.set(members[0] as SessionEvent, members)
   return members.slice()
@@ -205,73 +220,4 @@ function allStrings(a: readonly unknown[]): boolean {
 function allSafeInts(a: readonly unknown[]): boolean {
   for (let i = 0; i < a.length; i++) if (!isSafeInt(a[i])) return false
   return true
-}
-
-/** The validated scalars every member of one row shares. */
-interface Row {
-  readonly seq0: number; readonly time0: number; readonly gaps: readonly number[]
-  readonly turn: number; readonly step: number; readonly index: number
-}
-
-const freeze = Object.freeze
-
-/** Most distinct fragments `sharedDelta` remembers per delta type before it starts over. */
-const SHARED_DELTA_LIMIT = 4096
-
-/** Per delta type: fragment → the frozen `{type, index: 0, text}` chunk decoded members share. */
-const sharedDeltas = {
-  'text-delta': new Map<string, StreamChunk>(),
-  'reasoning-delta': new Map<string, StreamChunk>(),
-}
-
-/**
- * The frozen chunk `{type, index, text}` of a decoded text or reasoning member. Model output repeats its tokens, so
- * members with index +0 (nearly all) share one frozen chunk per fragment from a bounded table that starts over once
- * full: a restored log then holds one chunk object per distinct token instead of one per member. Sharing is
- * invisible: the chunk is deep-frozen and equal to the one a member would own. Any other index (including -0, which
- * the seed's lossless check must still see) gets its own chunk.
- */
-function sharedDelta(type: 'text-delta' | 'reasoning-delta', index: number, text: string): StreamChunk {
-  if (index !== 0 || 1 / index < 0) return freeze({ type, index, text })
-  const table = sharedDeltas[type]
-  let chunk = table.get(text)
-  if (chunk === undefined) {
-    if (table.size >= SHARED_DELTA_LIMIT) table.clear()
-    chunk = freeze({ type, index: 0, text })
-    table.set(text, chunk)
-  }
-  return chunk
-}
-
-/**
- * The members of a validated row, built frozen in declaration key order straight from its fragments (no intermediate
- * arrays). One loop per chunk shape, so each object literal site sees one shape; kept as one function, called once per
- * row, so that the optimiser compiles the allocating loops on their own instead of into every caller (their
- * allocation sites change tenuring as a restore goes on, which discards the code they were compiled into).
- */
-function buildMembers(row: Row, tag: ChunkRowTag, pieces: readonly string[], id: CallId | undefined, name: string | undefined): SessionEvent[] {
-  const { seq0, gaps, turn, step, index } = row
-  const members: SessionEvent[] = []
-  let time = row.time0
-  if (id === undefined) {
-    const deltaType = tag === 'text-chunks' ? 'text-delta' : 'reasoning-delta'
-    for (let i = 0; i < pieces.length; i++) {
-      if (i > 0) time += gaps[i - 1] as number
-      const chunk = sharedDelta(deltaType, index, pieces[i] as string)
-      members.push(freeze({ type: 'assistant/chunk' as const, seq: seq0 + i, time, data: freeze({ turn, step, chunk }) }))
-    }
-  } else if (name === undefined) {
-    for (let i = 0; i < pieces.length; i++) {
-      if (i > 0) time += gaps[i - 1] as number
-      const chunk = freeze({ type: 'tool-call-delta' as const, index, id, argumentsDelta: pieces[i] as string })
-      members.push(freeze({ type: 'assistant/chunk' as const, seq: seq0 + i, time, data: freeze({ turn, step, chunk }) }))
-    }
-  } else {
-    for (let i = 0; i < pieces.length; i++) {
-      if (i > 0) time += gaps[i - 1] as number
-      const chunk = freeze({ type: 'tool-call-delta' as const, index, id, name, argumentsDelta: pieces[i] as string })
-      members.push(freeze({ type: 'assistant/chunk' as const, seq: seq0 + i, time, data: freeze({ turn, step, chunk }) }))
-    }
-  }
-  return members
 }

@@ -3,6 +3,7 @@
  * projects only new nodes while no replace has happened.
  */
 
+import type { EventSource } from './event-log.ts'
 import type { Message, SessionEvent } from './types.ts'
 
 /**
@@ -33,7 +34,7 @@ export class DerivedMessages {
   private generation = 0
 
   /** A fresh array equal to the projection of `nodes`, holding the frozen messages stored in `log`. */
-  derive(nodes: readonly number[], generation: number, log: readonly SessionEvent[]): Message[] {
+  derive(nodes: readonly number[], generation: number, log: EventSource): Message[] {
     if (generation !== this.generation) {
       this.messages = []
       this.covered = 0
@@ -41,7 +42,7 @@ export class DerivedMessages {
     }
     const messages = this.messages
     for (let i = this.covered; i < nodes.length; i++) {
-      const message = deriveEventMessage(log[nodes[i]!]!)
+      const message = deriveEventMessage(log.at(nodes[i]!)!)
       if (message !== null) messages.push(message)
     }
     this.covered = nodes.length

@@ -1,8 +1,11 @@
 /**
  * The `events` view (spec 01 §3.6): an immutable array view of an append-only log with a fixed length, obtained
- * in O(1). It is a Proxy over the backing array, so no read ever copies the log; `slice` copies straight from the
- * backing array (one native copy instead of one trap call per index), for callers that read a long run at once.
+ * in O(1). It is a Proxy over the log's slots, so no read ever copies the log; an index read builds a packed chunk
+ * member the first time (`EventLog.at`), so a view is indistinguishable from an array of the built events. `slice`
+ * reads the range in one loop instead of one trap call per index, for callers that read a long run at once.
  */
+import type { EventLog, LogSlot } from './event-log.ts'
+import type { SessionEvent } from './types.ts'
 
 /** The canonical array index named by `prop`, or -1. Only digit-led strings can be indexes. */
 function indexOf(prop: string | symbol): number {
@@ -25,26 +28,32 @@ function clampIndex(value: unknown, length: number, absent: number): number {
   return n < 0 ? Math.max(length + n, 0) : Math.min(n, length)
 }
 
-/** The traps shared by every view; each view's length lives on its handler. */
-class ViewHandler<T> implements ProxyHandler<T[]> {
-  private slice: ((start?: number, end?: number) => T[]) | undefined = undefined
+type T = LogSlot
 
-  constructor(readonly length: number) {}
+/** The key a view answers with its handler, so a restore can adopt the log behind a view without reading it. */
+const VIEW = Symbol('events view')
+
+/** The traps shared by every view; each view's log and length live on its handler. */
+class ViewHandler implements ProxyHandler<T[]> {
+  private slice: ((start?: number, end?: number) => SessionEvent[]) | undefined = undefined
+
+  constructor(readonly log: EventLog, readonly length: number) {}
 
   get(target: T[], prop: string | symbol, receiver: unknown): unknown {
     if (prop === 'length') return this.length
     const index = indexOf(prop)
-    if (index >= 0) return index < this.length ? target[index] : undefined
-    if (prop === 'slice') return this.slice ??= this.sliceOf(target)
+    if (index >= 0) return index < this.length ? this.log.at(index) : undefined
+    if (prop === 'slice') return this.slice ??= this.sliceOf()
+    if (prop === VIEW) return this
     return Reflect.get(target, prop, receiver)
   }
 
-  /** The view's `slice`: the same plain array `Array.prototype.slice` returns, copied from the backing array. */
-  private sliceOf(target: T[]): (start?: number, end?: number) => T[] {
-    const length = this.length
-    return (start?: number, end?: number): T[] => {
+  /** The view's `slice`: the same plain array `Array.prototype.slice` returns, read from the log. */
+  private sliceOf(): (start?: number, end?: number) => SessionEvent[] {
+    const { length, log } = this
+    return (start?: number, end?: number): SessionEvent[] => {
       const from = clampIndex(start, length, 0)
-      return target.slice(from, Math.max(from, clampIndex(end, length, length)))
+      return log.slice(from, Math.max(from, clampIndex(end, length, length)))
     }
   }
 
@@ -59,7 +68,7 @@ class ViewHandler<T> implements ProxyHandler<T[]> {
     if (prop === 'length') return { value: this.length, writable: true, enumerable: false, configurable: false }
     const index = indexOf(prop)
     if (index >= 0) {
-      return index < this.length ? { value: target[index], writable: false, enumerable: true, configurable: true } : undefined
+      return index < this.length ? { value: this.log.at(index), writable: false, enumerable: true, configurable: true } : undefined
     }
     return Reflect.getOwnPropertyDescriptor(target, prop)
   }
@@ -92,10 +101,18 @@ class ViewHandler<T> implements ProxyHandler<T[]> {
   }
 }
 
+
 /**
- * A read-only view of the first `length` entries of `backing`, which must only ever grow. `Array.isArray` is true,
+ * A read-only view of the first `length` events of `log`, which must only ever grow. `Array.isArray` is true,
  * every non-mutating Array method works, and every write throws `TypeError`. The view keeps its length forever.
  */
-export function eventsView<T>(backing: T[], length: number): readonly T[] {
-  return new Proxy(backing, new ViewHandler<T>(length))
+export function eventsView(log: EventLog, length: number = log.length): readonly SessionEvent[] {
+  return new Proxy(log.slots, new ViewHandler(log, length)) as unknown as readonly SessionEvent[]
+}
+
+/** @internal The log and length behind a value `eventsView` returned, or `undefined` for any other value. */
+export function viewedLog(value: unknown): { readonly log: EventLog; readonly length: number } | undefined {
+  if (!Array.isArray(value)) return undefined
+  const handler: unknown = (value as unknown as Record<symbol, unknown>)[VIEW]
+  return handler instanceof ViewHandler ? handler : undefined
 }

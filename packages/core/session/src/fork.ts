@@ -5,6 +5,7 @@
 
 import { openTurnClosers } from './closers.ts'
 import { printValue, SessionForkError } from './errors.ts'
+import { eventsView } from './events-view.ts'
 import { assertSessionId } from './header.ts'
 import { headerFromMeta } from './seed.ts'
 import { Session } from './session.ts'
@@ -51,7 +52,7 @@ export function forkLive(store: SessionStore, source: Session | SessionId, bound
   const parent = resolveSource(store, source)
   const b = checkBoundary(parent.id, parent.events, boundary)
   const prefix = parent.forkPrefix(b)
-  const tail = cutTail(prefix.events, b, prefix.index.lastTurnBoundary(b))
+  const tail = cutTail(eventsView(prefix.events), b, prefix.index.lastTurnBoundary(b))
   const id = childId ?? store.hub.live.mintId()
   const header = headerFromMeta(id, childMeta(parent.header, b + 1))
   return store.adopt(Session.fromShared(id, { header, prefix, tail, inheritedEventCount: b + 1 }))

@@ -5,6 +5,7 @@
  * the cut, the latest request records and the types it holds.
  */
 
+import type { EventSource } from './event-log.ts'
 import type { RequestContext, RequestHeader, SessionEvent } from './types.ts'
 
 /** @internal The number of entries of the ascending `seqs` that are `<= b` (a binary search). */
@@ -80,15 +81,15 @@ export class LogIndex {
   }
 
   /** The `header` of the latest `request/header` in `log`, or `undefined`. */
-  requestHeader(log: readonly SessionEvent[]): RequestHeader | undefined {
+  requestHeader(log: EventSource): RequestHeader | undefined {
     const seq = this.headers[this.headers.length - 1]
-    return seq === undefined ? undefined : (log[seq] as SessionEvent<'request/header'>).data.header
+    return seq === undefined ? undefined : (log.at(seq) as SessionEvent<'request/header'>).data.header
   }
 
   /** The data of the latest `request/context` in `log`, or `undefined`. */
-  requestContext(log: readonly SessionEvent[]): RequestContext | undefined {
+  requestContext(log: EventSource): RequestContext | undefined {
     const seq = this.contexts[this.contexts.length - 1]
-    return seq === undefined ? undefined : (log[seq] as SessionEvent<'request/context'>).data
+    return seq === undefined ? undefined : (log.at(seq) as SessionEvent<'request/context'>).data
   }
 
   /** The seq of the first required event below `end` whose type `isKnown` rejects, or -1. */

@@ -7,7 +7,10 @@ import { takeDecodedRun } from './codec.ts'
 import { assertNever, printValue, SessionError, seedError } from './errors.ts'
 import { assertSessionId, SESSION_FORMAT_VERSION, snapshotHeader } from './header.ts'
 import { freezeParsed, isJsonValue, NOT_JSON, snapshotFrozen } from './json.ts'
+import { EventLog, type EventSource } from './event-log.ts'
+import { viewedLog } from './events-view.ts'
 import { LogIndex } from './log-index.ts'
+import type { PackedRun } from './packed-run.ts'
 import { planSurface, SurfaceState } from './surface.ts'
 import type {
   RestoreInit, SessionEvent, SessionHeader, SessionId, SessionInit, SessionMeta, SessionSeedEventState,
@@ -23,7 +26,7 @@ export type SeedMode = 'snapshot' | SessionSeedEventState
  * the landmark index of those events.
  */
 export interface ForkPrefix {
-  readonly events: SessionEvent[]
+  readonly events: EventLog
   readonly surface: SurfaceState | undefined
   readonly index: LogIndex
 }
@@ -42,7 +45,7 @@ export interface SharedSessionInit {
 /** Everything a `Session` is made of. */
 export interface BuiltSession {
   header: SessionHeader
-  log: SessionEvent[]
+  log: EventLog
   surface: SurfaceState
   index: LogIndex
   firstLiveSeq: number
@@ -53,13 +56,13 @@ export interface BuiltSession {
  * The time of the next event of `log` (01 §3.1 step 6): `max(Date.now(), time of the last event)`, so times never
  * decrease within a lifecycle. Shared by live append and the restore marker (§5.4).
  */
-export function nextEventTime(log: readonly SessionEvent[]): number {
+export function nextEventTime(log: EventSource): number {
   const now = Date.now()
-  const last = log[log.length - 1]
+  const last = log.at(log.length - 1)
   return last !== undefined && last.time > now ? last.time : now
 }
 
-function blank(header: SessionHeader, log: SessionEvent[] = [], surface = new SurfaceState(), index = new LogIndex()): BuiltSession {
+function blank(header: SessionHeader, log = new EventLog(), surface = new SurfaceState(), index = new LogIndex()): BuiltSession {
   return { header, log, surface, index, firstLiveSeq: 0, inheritedEventCount: 0 }
 }
 
@@ -111,10 +114,18 @@ export function buildRestored(id: SessionId, init: RestoreInit): BuiltSession {
   if (mode !== 'detached' && mode !== 'shared-frozen') {
     throw new SessionError('INVALID_SEED', `eventState must be "detached" or "shared-frozen", got ${printValue(mode)}`)
   }
-  admitSeed(built, init.seed, mode, 0)
+  const viewed = viewedLog(init.seed)
+  if (viewed !== undefined && viewed.log.base === 0) {
+    // A view of a whole log nobody appends to is adopted as the session's own log: admission then commits in place.
+    const inPlace = viewed.length === viewed.log.length && viewed.log.adopt()
+    if (inPlace) built.log = viewed.log
+    admitLog(built, viewed.log, viewed.length, mode, inPlace)
+  } else {
+    admitSeed(built, init.seed, mode, 0)
+  }
   finish(built, init.seed.length, init.inheritedEventCount)
   const log = built.log
-  if (log[log.length - 1]?.type !== 'session/end-seed') {
+  if (log.at(log.length - 1)?.type !== 'session/end-seed') {
     const marker = Object.freeze({ type: 'session/end-seed', seq: log.length, time: nextEventTime(log), data: Object.freeze({}) })
     log.push(marker)
     built.index.add(marker)
@@ -133,12 +144,78 @@ export function buildShared(id: SessionId, init: SharedSessionInit): BuiltSessio
   let surface = init.prefix.surface
   if (surface === undefined) {
     surface = new SurfaceState()
-    for (const event of log) surface.applyRecorded(event)
+    // A packed member is a chunk, never a surface node: only the other slots are read.
+    for (let i = 0; i < log.length; i++) if (log.runAt(i) === undefined) surface.applyRecorded(log.at(i)!)
   }
   const built = blank(header, log, surface, index)
   admitSeed(built, init.tail, 'snapshot', log.length)
   finish(built, log.length, init.inheritedEventCount)
   return built
+}
+
+/**
+ * Admit the first `length` events of a log handed over as an events view (a restored log whose packed chunk runs are
+ * still packed): each unread member stretch of a run is admitted in one step when `admitPackedRun` can, and stays
+ * packed; every other entry, and a stretch that cannot, goes through §5.2 one entry at a time, exactly as an array
+ * of the same events would.
+ */
+function admitLog(built: BuiltSession, source: EventLog, length: number, mode: SeedMode, inPlace: boolean): void {
+  for (let i = 0; i < length;) {
+    const run = source.runAt(i)
+    if (run !== undefined) {
+      const from = i - (run.seq0 - source.base)
+      let end = i + 1
+      while (end < length && source.runAt(end) === run) end++
+      if (admitPackedRun(built, run, from, end - i, i, inPlace)) {
+        i = end
+        continue
+      }
+    }
+    admitOne(built, source.at(i), mode, i, inPlace)
+    i++
+  }
+}
+
+/**
+ * Admit members `from … from + count − 1` of `run` at seed index `index` without building them, when §5.2 would accept
+ * each: the row was validated as a row (exact keys, contiguous safe-integer seqs and times, one kind, `turn`, `step`,
+ * `index`), so it remains to check the first seq, the times' sign, the shared numbers (lossless: no `-0`) and the
+ * first member's content and surface plan, which hold for every member. Returns false, admitting nothing, otherwise.
+ */
+function admitPackedRun(built: BuiltSession, run: PackedRun, from: number, count: number, index: number, inPlace: boolean): boolean {
+  const { turn, step, index: chunkIndex } = run.shared
+  if (run.seq0 + from !== index || !run.timesNonNegative) return false
+  if (!isLosslessNumber(turn) || !isLosslessNumber(step) || !isLosslessNumber(chunkIndex)) return false
+  const first = run.member(from)
+  if (contentProblem(first) !== undefined) return false
+  try {
+    if (planSurface(built.surface, built.log, first) !== null) return false
+  } catch {
+    return false
+  }
+  if (!inPlace) built.log.pushRun(run, from, count)
+  // Members share type and (absent) `ignorable`, and a chunk is no landmark: the first one tells the index everything.
+  built.index.add(first)
+  return true
+}
+
+/**
+ * §5.2 for one entry at seed index `index`: admit, check content and surface, then commit (`inPlace`: the entry is
+ * already in `built.log`, the very object a `detached` or `shared-frozen` admission returns).
+ */
+function admitOne(built: BuiltSession, value: unknown, mode: SeedMode, index: number, inPlace = false): void {
+  const event = admitEvent(value, mode, index)
+  let plan
+  try {
+    const content = contentProblem(event)
+    if (content !== undefined) throw new SessionError('INVALID_EVENT', content)
+    plan = planSurface(built.surface, built.log, event)
+  } catch (error) {
+    throw error instanceof SessionError ? seedError(error.code, error.message, index) : error
+  }
+  if (!inPlace) built.log.push(event)
+  if (plan !== null) built.surface.apply(plan)
+  built.index.add(event)
 }
 
 /** Admit `seed` entry by entry (§5.2), numbering entries from `offset`; each is committed before the next. */
@@ -153,18 +230,7 @@ function admitSeed(built: BuiltSession, seed: readonly unknown[], mode: SeedMode
         continue
       }
     }
-    const event = admitEvent(seed[i], mode, index)
-    let plan
-    try {
-      const content = contentProblem(event)
-      if (content !== undefined) throw new SessionError('INVALID_EVENT', content)
-      plan = planSurface(built.surface, built.log, event)
-    } catch (error) {
-      throw error instanceof SessionError ? seedError(error.code, error.message, index) : error
-    }
-    built.log.push(event)
-    if (plan !== null) built.surface.apply(plan)
-    built.index.add(event)
+    admitOne(built, seed[i], mode, index)
   }
 }
 
@@ -255,12 +321,12 @@ function finish(built: BuiltSession, seedLength: number, count: number | undefin
   if (seeded && n !== header.seedLength) {
     throw seedContract(`inherited event count ${n} does not match header seedLength ${String(header.seedLength)}`)
   }
-  if (seeded && !(n < seedLength && isInheritedMarker(log[n]!))) {
+  if (seeded && !(n < seedLength && isInheritedMarker(log.at(n)!))) {
     throw seedContract(`seeded session must mark its cut with session/end-seed {inherited: true} at index ${n}`)
   }
   // Only end-seed events can be markers: the index lists them, so the seed is not walked again.
   for (const j of built.index.endSeedsIn(seeded ? n + 1 : 0, seedLength)) {
-    if (isInheritedMarker(log[j]!)) throw seedContract(`unexpected inherited end-seed marker at index ${j}`)
+    if (isInheritedMarker(log.at(j)!)) throw seedContract(`unexpected inherited end-seed marker at index ${j}`)
   }
   built.firstLiveSeq = seedLength
   built.inheritedEventCount = n

@@ -6,6 +6,7 @@
 
 import { DerivedMessages } from './derive.ts'
 import { printValue, SessionError } from './errors.ts'
+import type { EventLog } from './event-log.ts'
 import { eventsView } from './events-view.ts'
 import { NOT_JSON, snapshotFrozen } from './json.ts'
 import type { LogIndex } from './log-index.ts'
@@ -71,7 +72,7 @@ export class Session {
   /** @internal The store entry while entered; managed by `SessionStore`. */
   link: SessionLink | undefined = undefined
 
-  private readonly log: SessionEvent[]
+  private readonly log: EventLog
   private readonly surfaceState: BuiltSession['surface']
   private readonly index: LogIndex
   private readonly derived = new DerivedMessages()
@@ -285,7 +286,7 @@ export class Session {
    * no replace happened (else the child folds), and the log index up to `b`; no walk of the events.
    */
   forkPrefix(b: number): ForkPrefix {
-    return { events: this.log.slice(0, b + 1), surface: this.surfaceState.prefix(b), index: this.index.prefix(b) }
+    return { events: this.log.prefix(b + 1), surface: this.surfaceState.prefix(b), index: this.index.prefix(b) }
   }
 }
 

@@ -4,6 +4,7 @@
  */
 
 import { SessionError } from './errors.ts'
+import type { EventSource } from './event-log.ts'
 import { countAtOrBefore } from './log-index.ts'
 import type { FoldedSurface, SessionEvent, SessionSurface, SurfaceEvent } from './types.ts'
 import { surfaceMetaProblem } from './validate.ts'
@@ -98,7 +99,7 @@ function surfaceError(message: string): SessionError {
  * `log` holds every earlier event at the index of its seq. Returns `null` for an event that is not a surface node.
  * @throws SessionError `INVALID_SURFACE` with the §4.2 message.
  */
-export function planSurface(state: SurfaceState, log: readonly SessionEvent[], candidate: SurfaceCandidate): SurfacePlan | null {
+export function planSurface(state: SurfaceState, log: EventSource, candidate: SurfaceCandidate): SurfacePlan | null {
   const { type, seq, surfaceOp, sourceEventSeqs } = candidate
   // The common log-only event carries neither field: nothing to check (V1–V3) and nothing to plan.
   if (surfaceOp === undefined && sourceEventSeqs === undefined && !isSurfaceType(type)) return null
@@ -133,19 +134,19 @@ function checkCoverage(nodes: readonly number[], from: number, to: number, sourc
 }
 
 /** V15–V21: the system head, system rewrites and tool-result rewrites. */
-function checkTargets(log: readonly SessionEvent[], nodes: readonly number[], from: number, count: number,
+function checkTargets(log: EventSource, nodes: readonly number[], from: number, count: number,
   candidate: SurfaceCandidate): void {
   const { type } = candidate
   if (from === 0 && type !== 'system/message') {
     const head = nodes[0]!
-    if (log[head]?.type === 'system/message') {
+    if (log.at(head)?.type === 'system/message') {
       throw surfaceError(`surface replace: range covers the system head (seq ${head}); only a system/message may replace it`)
     }
   }
   if (type !== 'system/message' && type !== 'tool/result') return
   if (count !== 1) throw surfaceError(`${type} replacement must rewrite exactly one node; range covers ${count}`)
   const targetSeq = nodes[from]!
-  const target = log[targetSeq]
+  const target = log.at(targetSeq)
   if (target?.type !== type) {
     throw surfaceError(`${type} replacement must target a ${type}; seq ${targetSeq} is "${String(target?.type)}"`)
   }

@@ -232,7 +232,7 @@ describe('Session.fromShared (the live-fork builder)', () => {
       ev('request/header', 5, { header: { config: { provider: 'q', model: 'n' } }, reason: 'change' }),
     ] })
     const prefix = p.forkPrefix(2)
-    expect(prefix.events).toEqual(p.events.slice(0, 3))
+    expect(prefix.events.slice(0, prefix.events.length)).toEqual(p.events.slice(0, 3))
     expect(prefix.surface?.snapshot()).toEqual({ nodes: [1], replaceGeneration: 0 })
     expect([prefix.index.lastTurnBoundary(2), p.forkPrefix(5).index.lastTurnBoundary(5)]).toEqual([0, 4])
     const child = Session.fromShared(sid('c'), { header: seededHeader('c', 3), prefix, tail: [marker(3)], inheritedEventCount: 3 })

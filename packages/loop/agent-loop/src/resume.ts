@@ -128,7 +128,8 @@ export async function resumeAgent(runtime: LoopRuntime, owner: Context, input: R
     const closers = openTurnClosers(events, { kind: 'interrupted' })
     // The whole log is validated, and the options resolved, before anything is appended: a refused resume leaves
     // the stored bytes as they were.
-    const session = validSession(runtime, id, handle, [...events, ...closers])
+    // The read's view keeps packed chunk runs packed into the session (01 §5.2); a spread would build every member.
+    const session = validSession(runtime, id, handle, closers.length === 0 ? events : [...events, ...closers])
     const options = resolveOptions(input.options, newestHeader(events))
     if (closers.length > 0) await handle.append(closers, { signal })
     if (signal.aborted) throw signal.reason

@@ -97,7 +97,7 @@ export class Mount {
    * Resume `id` as chapter 03 §5.1 does (02 §4.3 steps 2–6): open for write, read, append the interrupted-turn
    * closers, prepare the session from the balanced log, hand the handle off, enter and announce.
    */
-  async resume(id: string, opts: { readonly signal?: AbortSignal } = {}): Promise<{ session: Session; handle: SessionHandle; events: SessionEvent[]; closers: SessionEvent[]; detach: () => void }> {
+  async resume(id: string, opts: { readonly signal?: AbortSignal } = {}): Promise<{ session: Session; handle: SessionHandle; events: readonly SessionEvent[]; closers: SessionEvent[]; detach: () => void }> {
     const handle = await this.persistence.open(id, 'write', opts)
     try {
       const events = await handle.read(0, opts)

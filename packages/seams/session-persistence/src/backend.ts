@@ -28,7 +28,7 @@
  * - Revisions are opaque strings compared for equality only (02 §4.4), e.g. `jsonl:<storeId>:<incarnation>:<size>:<hash>`.
  * - A backend never checks header versions, event types or §4.1 validity itself: `scan` reports what it found.
  */
-import type { SessionEvent, SessionHeader } from '@logbook/session'
+import type { PackedRun, SessionEvent, SessionHeader } from '@logbook/session'
 import type {
   ListProblem,
   PersistenceCapabilities,
@@ -74,6 +74,11 @@ export type RecordResult =
      * so classification checks only the first seq and the times' sign. Omit it for anything else.
      */
     readonly packed?: true
+    /**
+     * Set with `packed` by `decodeRecordValue`/`decodeRecordText`: the validated row itself, so classification can
+     * keep its members packed (`events` builds them when read).
+     */
+    readonly run?: PackedRun
   }
   | {
     readonly ok: false

@@ -7,9 +7,12 @@ import {
   assertSessionEvent,
   assertSessionHeader,
   deepFreeze,
+  EventLog,
+  eventsView,
   isSurfaceType,
   isSupportedSessionFormat,
   SESSION_FORMAT_VERSION,
+  type PackedRun,
   type SessionEvent,
   type SessionHeader,
 } from '@logbook/session'
@@ -22,8 +25,11 @@ import { describe } from './util.ts'
 export interface StoredState<M> {
   /** Validated, deep-frozen header. */
   readonly header: SessionHeader
-  /** Valid events from `startSeq` (the torn tail excluded), as decoded (not frozen unless the backend froze them). */
-  readonly events: SessionEvent[]
+  /**
+   * Valid events from `startSeq` (the torn tail excluded), as decoded (not frozen unless the backend froze them): a
+   * read-only view whose packed chunk members are built, frozen, when read.
+   */
+  readonly events: readonly SessionEvent[]
   readonly startSeq: number
   /** `startSeq + events.length`: the stored cursor once a torn tail is cut. */
   readonly nextSeq: number
@@ -90,13 +96,14 @@ export function checkStoredHeader(id: string, scan: PhysicalScan<unknown>): Sess
 
 /** One §4.1 walk: the valid prefix, the first defect and the first unknown non-ignorable type among valid events. */
 class Walk {
-  readonly events: SessionEvent[] = []
+  readonly log: EventLog
   expected: number
   unknownType: string | undefined
   private readonly types = new Map<string, TypeInfo>()
 
   constructor(startSeq: number, private readonly isKnownType: (type: string) => boolean) {
     this.expected = startSeq
+    this.log = new EventLog([], startSeq)
   }
 
   private info(type: string): TypeInfo {
@@ -153,7 +160,15 @@ class Walk {
    * contiguous safe-integer seqs and safe-integer times by construction. Only the first seq and each time's sign
    * remain to check.
    */
-  private packedProblem(members: readonly SessionEvent[]): string | undefined {
+  private packedProblem(run: PackedRun): string | undefined {
+    if (run.seq0 !== this.expected) return `seq ${run.seq0} is not contiguous; expected ${this.expected}`
+    if (!run.timesNonNegative) return 'time must be a non-negative safe integer'
+    this.noteType(this.info('assistant/chunk'), 'assistant/chunk', undefined)
+    return undefined
+  }
+
+  /** As `packedProblem`, for packed members a backend handed over already built. */
+  private packedMembersProblem(members: readonly SessionEvent[]): string | undefined {
     const first = members[0]!
     if (first.seq !== this.expected) return `seq ${first.seq} is not contiguous; expected ${this.expected}`
     for (let i = 0; i < members.length; i++) {
@@ -168,10 +183,18 @@ class Walk {
     const { result } = record
     if (!result.ok) return result.reason
     if (!record.complete) return 'incomplete record (no terminating newline)'
+    const { run } = result
+    if (run !== undefined) {
+      const problem = this.packedProblem(run)
+      if (problem !== undefined) return problem
+      this.log.pushRun(run)
+      this.expected += run.length
+      return undefined
+    }
     const { events } = result
     if (events.length === 0) return 'record holds no events'
     if (result.packed === true) {
-      const problem = this.packedProblem(events)
+      const problem = this.packedMembersProblem(events)
       if (problem !== undefined) return problem
     } else {
       for (let i = 0; i < events.length; i++) {
@@ -179,7 +202,7 @@ class Walk {
         if (problem !== undefined) return problem
       }
     }
-    for (let i = 0; i < events.length; i++) this.events.push(events[i]!)
+    for (let i = 0; i < events.length; i++) this.log.push(events[i]!)
     this.expected += events.length
     return undefined
   }
@@ -201,7 +224,7 @@ export interface FirstDefect<M> {
 
 /** What one §4.1 walk over a scan found, before any verdict: the valid prefix and the first defect. */
 export interface WalkedRecords<M> {
-  readonly events: SessionEvent[]
+  readonly events: readonly SessionEvent[]
   /** The seq after the valid prefix. */
   readonly nextSeq: number
   readonly defect: FirstDefect<M> | null
@@ -218,10 +241,10 @@ export function walkRecords<M>(scan: PhysicalScan<M>, isKnownType: (type: string
     const problem = walk.accept(record)
     if (problem !== undefined) {
       const defect = { index: r, record, detail: problem, seq: walk.expected }
-      return { events: walk.events, nextSeq: walk.expected, defect, unknownType: walk.unknownType }
+      return { events: eventsView(walk.log), nextSeq: walk.expected, defect, unknownType: walk.unknownType }
     }
   }
-  return { events: walk.events, nextSeq: walk.expected, defect: null, unknownType: walk.unknownType }
+  return { events: eventsView(walk.log), nextSeq: walk.expected, defect: null, unknownType: walk.unknownType }
 }
 
 /** Where a defect is: `line L (seq S)` for stores with lines, else `seq S`. */

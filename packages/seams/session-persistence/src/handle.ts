@@ -33,7 +33,7 @@ export interface HandleInit {
   readonly eventState: SessionSeedEventState
   readonly recovery: RecoveryReport
   /** Write handles: `open`'s decoded events, handed over by the first `read`. */
-  readonly retained?: SessionEvent[]
+  readonly retained?: readonly SessionEvent[]
   readonly claim?: Claim
   readonly token?: LockToken
 }
@@ -70,7 +70,7 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
   private lastEvent: SessionEvent | undefined
   private incarnation: string | undefined
   private state: HandleState = 'open'
-  private retained: SessionEvent[] | undefined
+  private retained: readonly SessionEvent[] | undefined
   private tail: Promise<unknown> = Promise.resolve()
   private closing: Promise<void> | undefined
 
@@ -109,7 +109,7 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
   }
 
   /** Valid stored events from `fromSeq`. @throws `INVALID_ARGUMENT`, `SESSION_CONFLICT`, `SESSION_HANDLE_CLOSED`. */
-  async read(fromSeq: number = 0, opts?: OperationOptions): Promise<SessionEvent[]> {
+  async read(fromSeq: number = 0, opts?: OperationOptions): Promise<readonly SessionEvent[]> {
     const signal = this.check(opts, false)
     if (!isSeqArgument(fromSeq)) throw invalidArgument(`fromSeq must be a non-negative safe integer, got ${describe(fromSeq)}`, this.id)
     return this.enqueue(async () => {

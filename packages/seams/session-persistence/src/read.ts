@@ -12,9 +12,11 @@ import type { ClaimState, OperationOptions, SessionInspection } from './types.ts
 import { describe } from './util.ts'
 
 /** Freeze events for a caller when the backend hands out fresh objects (memory events are frozen already). */
-function frozenEvents(host: Host, events: SessionEvent[]): readonly SessionEvent[] {
-  if (host.backend.eventState === 'detached') for (const event of events) deepFreeze(event)
-  return Object.freeze(events)
+function frozenEvents(host: Host, events: readonly SessionEvent[]): readonly SessionEvent[] {
+  // A plain array of the built events: a caller of `readFrom`/`inspect` gets a frozen array, not a view.
+  const plain = events.slice()
+  if (host.backend.eventState === 'detached') for (const event of plain) deepFreeze(event)
+  return Object.freeze(plain)
 }
 
 /**

@@ -7,7 +7,9 @@ import { crc32 } from 'node:zlib'
 import {
   CHUNK_ROW_TAGS,
   ChunkRowError,
-  decodeStorageRecord,
+  decodeStorageRun,
+  EventLog,
+  eventsView,
   MIN_CHUNK_RUN,
   packChunkRuns,
   type ChunkRow,
@@ -205,7 +207,16 @@ export function decodeRecordValue(value: unknown): RecordResult {
   const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined
   if (typeof type !== 'string' || !ROW_TAGS.has(type)) return { ok: true, events: [value as SessionEvent] }
   try {
-    return { ok: true, events: decodeStorageRecord(value) as readonly SessionEvent[], packed: true }
+    const run = decodeStorageRun(value)!
+    return {
+      ok: true, packed: true, run,
+      // Built only for a caller that reads the members one by one; classification keeps the run packed.
+      get events(): readonly SessionEvent[] {
+        const log = new EventLog([], run.seq0)
+        log.pushRun(run)
+        return eventsView(log)
+      },
+    }
   } catch (error) {
     if (error instanceof ChunkRowError) return { ok: false, reason: error.message }
     throw error

@@ -73,10 +73,11 @@ export interface SessionHandle extends AsyncDisposable {
   /** The torn tail `open` cut (write) or ignored (read). */
   readonly recovery: RecoveryReport
   /**
-   * Valid stored events from `fromSeq`; a write handle's first call hands over `open`'s decoded events.
+   * Valid stored events from `fromSeq`, as a read-only array view whose packed chunk members are built when read (so
+   * handing it to `sessions.prepare` keeps them packed); a write handle's first call hands over `open`'s decoded events.
    * @throws `INVALID_ARGUMENT`, `SESSION_CONFLICT` (id deleted or re-created), `SESSION_HANDLE_CLOSED`.
    */
-  read(fromSeq?: number, opts?: OperationOptions): Promise<SessionEvent[]>
+  read(fromSeq?: number, opts?: OperationOptions): Promise<readonly SessionEvent[]>
   /**
    * Stores `events` durably at `nextSeq`; serialised before the first await; concurrent calls run in call order.
    * @throws `HANDLE_READ_ONLY`, `INVALID_ARGUMENT`, `SESSION_CONFLICT`, `SESSION_LOCKED`, `STORE_IO`.
