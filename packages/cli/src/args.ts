@@ -8,12 +8,12 @@ import { usageError } from './errors.ts'
 
 /** The commands of §6.2, plus the demo's hidden child. */
 export type CommandName =
-  | 'demo' | 'run' | 'chat' | 'list' | 'show' | 'fork' | 'compact' | 'verify' | 'export' | 'import' | 'transfer' | '__demo-child'
-  | 'search' | 'delete' | 'view'
+  | 'demo' | 'run' | 'chat' | 'list' | 'show' | 'fork' | 'compact' | 'verify' | 'repair' | 'migrate' | 'export' | 'import'
+  | 'transfer' | '__demo-child' | 'search' | 'delete' | 'view'
 
 /** The public commands, in help order. */
 export const COMMANDS: readonly CommandName[] = Object.freeze([
-  'demo', 'run', 'chat', 'list', 'show', 'fork', 'compact', 'verify', 'export', 'import', 'transfer',
+  'demo', 'run', 'chat', 'list', 'show', 'fork', 'compact', 'verify', 'repair', 'migrate', 'export', 'import', 'transfer',
   'search', 'delete', 'view',
 ])
 
@@ -23,7 +23,7 @@ type OptionKind = 'string' | 'boolean'
 const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; commands: readonly string[] | '*'; repeatable?: true }>> = {
   'dir': { kind: 'string', commands: '*' },
   'config': { kind: 'string', commands: '*' },
-  'json': { kind: 'boolean', commands: ['list', 'show', 'verify', 'fork', 'compact', 'import', 'search'] },
+  'json': { kind: 'boolean', commands: ['list', 'show', 'verify', 'repair', 'migrate', 'fork', 'compact', 'import', 'search'] },
   'progress': { kind: 'boolean', commands: '*' },
   'quiet': { kind: 'boolean', commands: '*' },
   'no-color': { kind: 'boolean', commands: '*' },
@@ -42,14 +42,15 @@ const OPTIONS: Readonly<Record<string, { kind: OptionKind; short?: string; comma
   'format': { kind: 'string', commands: ['export'] },
   'out': { kind: 'string', commands: ['export'] },
   'to': { kind: 'string', commands: ['transfer'] },
-  'all': { kind: 'boolean', commands: ['transfer'] },
+  'all': { kind: 'boolean', commands: ['transfer', 'migrate'] },
+  'cut-at': { kind: 'string', commands: ['repair'] },
   'redact': { kind: 'string', commands: ['export'], repeatable: true },
   'no-redact': { kind: 'boolean', commands: ['export'] },
   'port': { kind: 'string', commands: ['view'] },
   'session': { kind: 'string', commands: ['search'] },
   'fts': { kind: 'boolean', commands: ['search'] },
   'reindex': { kind: 'boolean', commands: ['search'] },
-  'yes': { kind: 'boolean', commands: ['delete'] },
+  'yes': { kind: 'boolean', commands: ['delete', 'repair'] },
   'from': { kind: 'string', commands: ['import'] },
   'dry-run': { kind: 'boolean', commands: ['import'] },
   'force': { kind: 'boolean', commands: ['import'] },

@@ -25,6 +25,8 @@ const COMMAND_TABLE: Readonly<Record<CommandName, () => Promise<Command>>> = {
   'fork': async () => (await import('./commands/fork.ts')).fork,
   'compact': async () => (await import('./commands/compact.ts')).compact,
   'verify': async () => (await import('./commands/verify.ts')).verify,
+  'repair': async () => (await import('./commands/repair.ts')).repair,
+  'migrate': async () => (await import('./commands/migrate.ts')).migrate,
   'export': async () => (await import('./commands/export.ts')).exportSession,
   'import': async () => (await import('./commands/import-from.ts')).importFrom,
   'transfer': async () => (await import('./commands/transfer.ts')).transfer,

@@ -7,7 +7,7 @@ import type { CommandName } from './args.ts'
 const GLOBAL = `Global options:
   --dir <path>      JSONL store of the embedded app (default $LOGBOOK_DIR or ./.logbook; ignored with --config)
   --config <file>   boot this cordis.yml instead of the embedded app
-  --json            machine-readable output (list, show, verify, fork, compact, import, search)
+  --json            machine-readable output (list, show, verify, repair, migrate, fork, compact, import, search)
   --progress        progress lines on stderr even when it is not a terminal
   --quiet           print only results and errors
   --no-color        no colours (also NO_COLOR)
@@ -27,6 +27,8 @@ Commands:
   fork <id> [--at <seq>] [--as <child>]  fork a stored session; the parent is untouched
   compact <id>                           resume a session and compact its history
   verify <id|path>                       check a stored session (or a session file or SQLite database)
+  repair <id> [--cut-at <seq>] [--yes]   show what a cut at the first defect removes; cut it with --yes
+  migrate <id>…|--all                    rewrite sessions of the older store format with checksums
   export <id> --format jsonl|openai-messages|anthropic-messages|otel-genai|markdown|html [--out <file>]
          [--redact <regex>]… [--no-redact]
   import [--from logbook|claude-code|codex|pi] <file|folder> [--as <id>] [--dry-run] [--force]
@@ -39,7 +41,7 @@ Commands:
 
 ${GLOBAL}
 
-Exit codes: 0 ok, 1 failure, 2 usage, 3 not found, 4 conflict, 5 repairable (verify), 6 corrupt (verify), 130 interrupted.`
+Exit codes: 0 ok, 1 failure, 2 usage, 3 not found, 4 conflict, 5 repairable (verify, repair without --yes), 6 corrupt (verify), 130 interrupted.`
 
 const COMMAND_HELP: Readonly<Record<CommandName, string>> = {
   'demo': `Usage: logbook demo
@@ -78,9 +80,21 @@ Resume the session, compact its history into a summary, and release it. Prints w
 "nothing to compact".`,
   'verify': `Usage: logbook verify <id|path> [--json]
 
-Read-only checks (no repair, no lock, safe beside a writer): format, torn tail, corruption, events, surface,
+Read-only checks (no repair, no lock, safe beside a writer): format, checksums, torn tail, corruption, events, surface,
 turn/step/tool relations, tool pairing, compaction brackets, projection checkpoint. A path verifies a
 session.jsonl file, or every session of a SQLite database. Exit 0 ok, 5 repairable, 6 corrupt or unsupported.`,
+  'repair': `Usage: logbook repair <id> [--cut-at <seq>] [--yes] [--json]
+
+Takes write ownership (like a resume), finds the first defect and prints every record a cut there removes, with
+the events they hold. Nothing is written without --yes; with it a backup is kept first (JSONL: a copy of the
+file; SQLite: VACUUM INTO a file beside the database), then the records are cut. --cut-at cuts at an earlier record
+boundary. Exit 0 clean or cut, 5 when records would be cut but --yes was not given.`,
+  'migrate': `Usage: logbook migrate (<id>… | --all) [--json]
+
+Takes write ownership and rewrites a session of the older store format (no checksums) with a checksum on every
+record: the new file is written beside the old one and swapped in atomically; the original is kept until you
+delete it. A SQLite database migrates whole. A session already current is left alone; a damaged one is refused
+(see logbook repair). Prints "<id>  migrated|current" per session.`,
   'export': `Usage: logbook export <id> --format jsonl|openai-messages|anthropic-messages|otel-genai|markdown|html [--out <file>] [--redact <regex>]… [--no-redact]
 
 jsonl: an export header line, then every event, one per line (what import reads).

@@ -1,9 +1,11 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { SessionEvent } from '@logbook/session'
+import { recordChecksum } from '@logbook/session-persistence'
+import { withDatabase } from '../../backends/session-persistence-sqlite/tests/fixture.ts'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { lines, logbook } from './helpers/cli.ts'
-import { fingerprint, sessionFile } from './helpers/files.ts'
+import { fingerprint, rewriteLine, sessionFile } from './helpers/files.ts'
 import { storeEvents, tempDir, turnEvents, withStore } from './helpers/store.ts'
 
 const T0 = Date.UTC(2026, 2, 1)
@@ -54,8 +56,7 @@ describe('logbook verify', () => {
     const rows = readFileSync(garbage, 'utf8').split('\n')
     rows.splice(rows.length - 2, 0, 'this is not json')
     writeFileSync(garbage, rows.join('\n'))
-    const newer = sessionFile(root, 'newer')
-    writeFileSync(newer, readFileSync(newer, 'utf8').replace(/"version":\d+/, '"version":3'))
+    rewriteLine(sessionFile(root, 'newer'), 0, text => text.replace(/"version":\d+/, '"version":3'))
   })
 
   async function verify(id: string, ...flags: string[]) {
@@ -72,7 +73,7 @@ describe('logbook verify', () => {
     const out = lines(run.stdout)
     expect(out[0]).toBe('clean: ok (12 events)')
     expect(out.slice(1).map(line => line.trim().split(/ +/).slice(0, 2).join(' '))).toEqual([
-      'ok format', 'ok torn-tail', 'ok corruption', 'ok events', 'ok surface', 'ok relations', 'ok pairing', 'ok compaction', 'ok projection-checkpoint',
+      'ok format', 'ok checksums', 'ok torn-tail', 'ok corruption', 'ok events', 'ok surface', 'ok relations', 'ok pairing', 'ok compaction', 'ok projection-checkpoint',
     ])
   })
 
@@ -80,7 +81,7 @@ describe('logbook verify', () => {
     const run = await verify('torn')
     expect(run.code).toBe(5)
     expect(lines(run.stdout)[0]).toBe('torn: repairable (11 events)')
-    expect(run.stdout).toMatch(/ {2}warn {2}torn-tail +resume would cut 1 record\(s\) from seq 11: /)
+    expect(run.stdout).toMatch(/ {2}warn {2}torn-tail +resume would cut the unfinished last record at seq 11: /)
   })
 
   it('L-115 a garbage line before a valid turn/end is corruption: exit 6', async () => {
@@ -95,7 +96,7 @@ describe('logbook verify', () => {
     const text = await verify('garbage')
     expect(text.code).toBe(6)
     expect(lines(text.stdout)[0]).toBe('garbage: corrupt (11 valid events before the first defect)')
-    expect(lines(text.stdout)[2]).toMatch(/^ {2}FAIL {2}corruption {2}session "garbage": .*line 13.*turn\/end/)
+    expect(lines(text.stdout)[2]).toMatch(/^ {2}FAIL {2}corruption {2}session "garbage": .*line 13 \(seq 11\).*logbook repair garbage shows what a cut there removes$/)
   })
 
   it('L-115 a newer format is unsupported: exit 6', async () => {
@@ -211,5 +212,81 @@ describe('logbook verify <database>', () => {
       { session: 'open', events: 11, status: 'repairable' },
       { session: 'clean', events: 12, status: 'ok' },
     ])
+  })
+})
+
+describe('L-195 verify tells the truth', () => {
+  const cwd = tempDir()
+  const root = join(cwd, '.logbook')
+  const db = join(cwd, 'store', 'logbook.sqlite')
+
+  beforeAll(async () => {
+    await withStore(root, async (app) => {
+      for (const id of ['badhead', 'wrongid', 'flipped']) await storeEvents(app, id, turnEvents(0, 1, T0, 'one'))
+    })
+    rewriteLine(sessionFile(root, 'badhead'), 0, () => '{"type":"session", not json')
+    rewriteLine(sessionFile(root, 'wrongid'), 0, text => text.replace('"id":"wrongid"', '"id":"other"'))
+    rewriteLine(sessionFile(root, 'flipped'), 3, text => text.replace(/"time":(\d*)(\d)/, (_, head: string, d: string) => `"time":${head}${d === '9' ? 8 : Number(d) + 1}`), { keepChecksum: true })
+    await withStore({ kind: 'sqlite', path: db }, async (app) => {
+      for (const id of ['fine', 'future', 'moved']) await storeEvents(app, id, turnEvents(0, 1, T0, 'one'))
+    })
+    withDatabase(db, raw => {
+      const header = (raw.prepare("SELECT header FROM logbook_sessions WHERE id = 'future'").get() as { header: string }).header.replace(/"version":\d+/, '"version":3')
+      raw.prepare("UPDATE logbook_sessions SET header = ?, version = 3, crc = ? WHERE id = 'future'").run(header, recordChecksum(header))
+      raw.prepare("UPDATE logbook_sessions SET cwd = '/home/user/elsewhere' WHERE id = 'moved'").run()
+    })
+  })
+
+  it('L-195 a session.jsonl path with a damaged header, or a header naming another id, is verified by its directory: exit 6 naming the defect', async () => {
+    for (const [id, defect] of [['badhead', /the header is not a JSON object/], ['wrongid', /header id "other" does not match directory wrongid/]] as const) {
+      const file = sessionFile(root, id)
+      const before = fingerprint(file)
+      const run = await logbook(['verify', file, '--json'], { cwd: tempDir() })
+      expect(run.code, id).toBe(6)
+      const report = JSON.parse(run.stdout) as { session: string; status: string; findings: { severity: string; check: string; message: string }[] }
+      expect(report).toMatchObject({ session: id, status: 'corrupt' })
+      expect(report.findings.find(f => f.severity === 'FAIL')!.message).toMatch(defect)
+      expect(fingerprint(file)).toEqual(before)
+    }
+  })
+
+  it('L-195 a SQLite database reports each session the backend refuses (a newer header version, a header column unlike its JSON): exit 6', async () => {
+    const before = fingerprint(db)
+    const run = await logbook(['verify', db, '--json'], { cwd: tempDir() })
+    expect(fingerprint(db)).toEqual(before)
+    expect(run.code).toBe(6)
+    const reports = JSON.parse(run.stdout) as { session: string; status: string; findings: { severity: string; message: string }[] }[]
+    expect(reports.map(r => [r.session, r.status]).sort()).toEqual([['fine', 'ok'], ['future', 'unsupported'], ['moved', 'corrupt']])
+    expect(reports.find(r => r.session === 'future')!.findings[0]!.message).toMatch(/newer Logbook \(format 3, this build reads 2\)/)
+    expect(reports.find(r => r.session === 'moved')!.findings.find(f => f.severity === 'FAIL')!.message).toMatch(/header column cwd/)
+  })
+
+  it('L-195 another application\'s database is refused without a change: exit 1, bytes and directory as they were', async () => {
+    const foreign = join(tempDir(), 'notes.db')
+    writeFileSync(foreign, '', { mode: 0o600 })
+    withDatabase(foreign, raw => {
+      raw.pragma('journal_mode = delete')
+      raw.exec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')")
+    })
+    const before = fingerprint(foreign)
+    const names = readdirSync(dirname(foreign))
+    const run = await logbook(['verify', foreign], { cwd: tempDir() })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toMatch(/failed to start: store .*notes\.db is not a Logbook store \(application_id 0\)/)
+    expect(fingerprint(foreign)).toEqual(before)
+    expect(readdirSync(dirname(foreign))).toEqual(names)
+  })
+
+  it('L-196 checksums: a changed digit under its checksum is corruption naming the record; a session of the older store format says "no checksums"', async () => {
+    const flipped = await logbook(['verify', 'flipped'], { cwd })
+    expect(flipped.code).toBe(6)
+    expect(lines(flipped.stdout)[2]).toMatch(/FAIL {2}corruption {2}session "flipped": corrupt log: checksum mismatch \(stored [0-9a-f]{8}, computed [0-9a-f]{8}\) at line 4 \(seq 2\)/)
+    const file = sessionFile(root, 'legacy')
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+    const header = JSON.stringify({ type: 'session', version: 2, incarnation: '0b6a3c2e-6c1f-4a8e-9d3b-1f2e3d4c5b6a', id: 'legacy', createdAt: T0 })
+    writeFileSync(file, `${[header, ...turnEvents(0, 1, T0, 'old').map(e => JSON.stringify(e))].join('\n')}\n`, { mode: 0o600 })
+    const legacy = await logbook(['verify', 'legacy'], { cwd })
+    expect(legacy.code).toBe(0)
+    expect(lines(legacy.stdout)[2]).toBe('  ok    checksums              no checksums (a session of the older store format; logbook migrate legacy adds them)')
   })
 })

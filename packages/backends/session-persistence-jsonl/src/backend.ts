@@ -12,6 +12,7 @@ import type {
   ExpectedState,
   LockInfo,
   LockOwner,
+  MigrationResult,
   PersistenceBackend,
   PersistenceCapabilities,
   PhysicalScan,
@@ -22,11 +23,12 @@ import { sessionNotFound } from '@logbook/session-persistence'
 import { removeSession } from './delete.ts'
 import { toStoreError } from './errors.ts'
 import type { Durability } from './io.ts'
+import { backupFile, migrateFile } from './keep-original.ts'
 import { Lister } from './listing.ts'
 import { readCheckpointFile, writeCheckpointFile } from './projection-checkpoint.ts'
 import { scanFile } from './scan.ts'
 import { breakSessionLock, dropHeldLock, lockSession, readSessionLock, unlockSession, verifySessionLock } from './session-lock.ts'
-import { JsonlStore } from './store.ts'
+import { JsonlStore, type SessionLocation } from './store.ts'
 import type { JsonlLockToken } from './types.ts'
 import { appendRecords, cutAt, materializeSession, removeStaleTemps } from './writer.ts'
 
@@ -130,6 +132,31 @@ export class JsonlBackend implements PersistenceBackend<number, JsonlLockToken> 
     return cutAt(this.store, token, marker, expect)
   }
 
+  async backup(token: JsonlLockToken, signal: AbortSignal): Promise<string> {
+    signal.throwIfAborted()
+    await verifySessionLock(token)
+    try {
+      return await backupFile(await this.locationOf(token), this.store.durability)
+    } catch (error) {
+      throw toStoreError(error, token.sessionId, 'copying the session file before the repair')
+    }
+  }
+
+  async migrate(token: JsonlLockToken, _verify: unknown, signal: AbortSignal): Promise<MigrationResult> {
+    signal.throwIfAborted()
+    await verifySessionLock(token)
+    try {
+      const original = await migrateFile(await this.locationOf(token), token.owner.ownerId, this.store.durability)
+      // The descriptor and the state the writer remembered belong to the original file.
+      const { writer } = token
+      if (writer.fd !== undefined) closeSync(writer.fd)
+      Object.assign(writer, { fd: undefined, size: undefined, revision: undefined, tail: undefined, framing: undefined })
+      return { sessions: [token.sessionId], original, scope: 'session' }
+    } catch (error) {
+      throw toStoreError(error, token.sessionId, 'migrating the session file')
+    }
+  }
+
   async remove(token: JsonlLockToken, expectRevision: string, signal: AbortSignal): Promise<{ readonly location?: string }> {
     signal.throwIfAborted()
     return removeSession(this.store, token, expectRevision)
@@ -183,6 +210,13 @@ export class JsonlBackend implements PersistenceBackend<number, JsonlLockToken> 
     } catch (error) {
       throw toStoreError(error, id, 'writing the projection checkpoint')
     }
+  }
+
+  /** Where the token's session file is (found once per token). @throws `SESSION_NOT_FOUND`. */
+  private async locationOf(token: JsonlLockToken): Promise<SessionLocation> {
+    token.writer.location ??= await this.store.find(token.sessionId)
+    if (token.writer.location === undefined) throw sessionNotFound(token.sessionId)
+    return token.writer.location
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,8 @@
  */
 import { closeSync, fstatSync, readSync } from 'node:fs'
 import { decodeRecordValue } from '@logbook/session-persistence'
+import { CURRENT_FRAMING, unframeText, type Framing } from './framing.ts'
+import type { HeaderLine } from './header-line.ts'
 import { openForReadIfExists } from './io.ts'
 import { REVISION_TAIL } from './revision.ts'
 
@@ -13,8 +15,8 @@ export const MAX_END_WINDOW = 1024 * 1024
 /** What the ends of a file say. */
 export interface FileEnds {
   readonly size: number
-  /** The header line, or undefined when no newline ends it within 1 MiB. */
-  readonly headerText: string | undefined
+  /** The header line (`complete` false when no newline ends it within 1 MiB); undefined for an empty file. */
+  readonly header: HeaderLine | undefined
   /** The last complete line after the header; `null` when the header is the last complete line. */
   readonly lastLine: string | null | undefined
   /** The last min(4096, size) bytes, for the revision (a view of a shared slab: `tail.buffer` may hold others' tails). */
@@ -107,17 +109,27 @@ export function readFileEnds(path: string): FileEnds | undefined {
     const header = headerLine(fd, size, head)
     const last = header === undefined ? undefined : lastCompleteLine(fd, size, whole ? head : tail)
     const lastLine = last === undefined || header === undefined ? undefined : last.start < header.end ? null : last.text
-    return { size, headerText: header?.text, lastLine, tail }
+    const line = size === 0 ? undefined : header === undefined ? { text: head.toString('utf8'), complete: false } : { text: header.text, complete: true }
+    return { size, header: line, lastLine, tail }
   } finally {
     closeSync(fd)
   }
 }
 
-/** Seq and time of the last event a record line holds, or a reason it cannot be read. */
-export function lastEventOf(line: string): { readonly seq: number; readonly time: number } | { readonly problem: string } {
+/**
+ * Seq and time of the last event a record line of a file in `framing` holds (its checksum checked first), or a reason
+ * it cannot be read.
+ */
+export function lastEventOf(line: string, framing: Framing): { readonly seq: number; readonly time: number } | { readonly problem: string } {
+  let text = line
+  if (framing === CURRENT_FRAMING) {
+    const unframed = unframeText(line)
+    if ('problem' in unframed) return { problem: `the last record fails its check: ${unframed.problem}` }
+    text = unframed.text
+  }
   let value: unknown
   try {
-    value = JSON.parse(line)
+    value = JSON.parse(text)
   } catch {
     return { problem: 'the last record is not valid JSON' }
   }

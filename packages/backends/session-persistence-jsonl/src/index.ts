@@ -10,6 +10,7 @@ import { baseDirOf, JsonlConfigSchema } from './config.ts'
 import type { JsonlSessionPersistenceConfig } from './types.ts'
 
 export type { JsonlSessionPersistenceConfig } from './types.ts'
+export { sessionOfFile } from './layout.ts'
 
 /**
  * `ctx.sessionPersistence` backed by JSONL files under `root`. Resolves the root once, at start; validates the

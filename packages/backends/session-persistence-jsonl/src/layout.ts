@@ -2,7 +2,8 @@
  * Store layout (02 §5 "Layout"): project keys, encoded ids and every path the backend touches. Pure functions, no I/O.
  */
 import { createHash } from 'node:crypto'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
+import { isValidSessionId } from '@logbook/session'
 
 /** Name of the store identity file at the root. */
 export const STORE_FILE = '.logbook-store.json'
@@ -70,6 +71,27 @@ export function encodeId(id: string): string {
   const encoded = id.replace(/[A-Z]/g, (c) => `~${c.toLowerCase()}`)
   if (encoded.length <= MAX_ENCODED_ID) return encoded
   return `${encoded.slice(0, ENCODED_ID_HEAD)}~~${sha256Hex(id).slice(0, 16)}`
+}
+
+/**
+ * The id an encoded directory name stands for, when the name holds it whole (`~x` → `X`); `undefined` for a hashed
+ * long id (`~~`) or a name `encodeId` never produces.
+ */
+export function decodeId(encoded: string): string | undefined {
+  if (encoded.includes('~~')) return undefined
+  const id = encoded.replace(/~([a-z])/g, (_, c: string) => c.toUpperCase())
+  return encodeId(id) === encoded && isValidSessionId(id) ? id : undefined
+}
+
+/**
+ * The store a `session.jsonl` path sits in, by the layout alone (`<root>/<project>/<encoded-id>/session.jsonl`): its
+ * root and, when the directory name holds it whole, the session id; `undefined` for another file name. The file is
+ * not read, so a damaged header does not hide which session it is.
+ */
+export function sessionOfFile(file: string): { readonly root: string; readonly id: string | undefined } | undefined {
+  if (basename(file) !== SESSION_FILE) return undefined
+  const sessionDir = dirname(file)
+  return { root: dirname(dirname(sessionDir)), id: decodeId(basename(sessionDir)) }
 }
 
 /** Every path of one store root; `root` is absolute. */

@@ -6,7 +6,7 @@
  * returns, from the tail bytes the scan read (kept up to `TAIL_BUDGET` bytes per scan; past it, read again).
  */
 import { closeSync, readdirSync, readSync } from 'node:fs'
-import { join, sep } from 'node:path'
+import { dirname, join, sep } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { assertSessionHeader, deepFreeze, isSupportedSessionFormat, SESSION_FORMAT_VERSION, type SessionHeader, type SessionId } from '@logbook/session'
 import {
@@ -14,15 +14,18 @@ import {
   formatVersionError,
   matchesQuery,
   SessionPersistenceCorruptionError,
+  SessionPersistenceError,
   type BackendListQuery,
   type BackendListResult,
   type ListProblem,
   type SessionSummary,
 } from '@logbook/session-persistence'
 import { lastEventOf, readFileEnds } from './file-ends.ts'
-import { decodeHeaderLine } from './header-line.ts'
+import { storeError } from './errors.ts'
+import { CURRENT_FRAMING } from './framing.ts'
+import { decodeHeaderLine, newerFramingError } from './header-line.ts'
 import { errnoCode, openForReadIfExists } from './io.ts'
-import { isReservedName, projectKey, SESSION_FILE } from './layout.ts'
+import { decodeId, isReservedName, projectKey, SESSION_FILE } from './layout.ts'
 import { REVISION_TAIL, revisionOf } from './revision.ts'
 import type { JsonlStore } from './store.ts'
 
@@ -66,13 +69,35 @@ function corrupt(location: string, sessionId: string | undefined, detail: string
   return { location, ...(sessionId === undefined ? {} : { sessionId }), error }
 }
 
+/** A `STORE_IO` problem for an entry that cannot be read at all (a directory named session.jsonl, EACCES, ELOOP…). */
+function unreadable(location: string, sessionId: string | undefined, message: string, cause: unknown): ListProblem {
+  const code = errnoCode(cause)
+  const text = `${sessionId === undefined ? '' : `session "${sessionId}": `}${message}${code === undefined ? '' : ` (${code})`}`
+  const error = new SessionPersistenceError('STORE_IO', text, { ...(sessionId === undefined ? {} : { sessionId }), location, cause })
+  return { location, ...(sessionId === undefined ? {} : { sessionId }), error }
+}
+
 /** Summarises one session file (without its revision), or says why it cannot be summarised. */
 function summarise(file: string, projectDir: string, sessionDir: string): Entry | undefined {
-  const ends = readFileEnds(file)
+  let ends
+  try {
+    ends = readFileEnds(file)
+  } catch (error) {
+    if (errnoCode(error) === 'ENOTDIR') {
+      const entry = dirname(file)
+      return { problem: unreadable(entry, undefined, `${entry} is not a session directory`, error) }
+    }
+    return { problem: unreadable(file, decodeId(sessionDir), `cannot read the session file ${file}`, error) }
+  }
   if (ends === undefined) return undefined
-  const head = decodeHeaderLine(ends.headerText, ends.headerText !== undefined, { projectDir, sessionDir })
+  const head = decodeHeaderLine(ends.header, { projectDir, sessionDir })
   const header = head.header
-  const id = typeof header?.id === 'string' ? header.id : undefined
+  // An unreadable header names no id: the directory name still does (unless it is a hashed long id).
+  const id = typeof header?.id === 'string' ? header.id : decodeId(sessionDir)
+  if (head.defect !== undefined) return { problem: corrupt(file, id, head.defect) }
+  if (head.newerFraming !== undefined) {
+    return { problem: { location: file, ...(id === undefined ? {} : { sessionId: id }), error: newerFramingError(id ?? sessionDir, head.newerFraming, file) } }
+  }
   if (header === undefined) return { problem: corrupt(file, id, head.problem ?? 'unreadable header') }
   if (typeof header.version === 'number' && !isSupportedSessionFormat(header.version)) {
     const error = formatVersionError(id ?? sessionDir, header.version, SESSION_FORMAT_VERSION, file)
@@ -90,7 +115,7 @@ function summarise(file: string, projectDir: string, sessionDir: string): Entry 
   let updatedAt = valid.createdAt
   if (ends.lastLine === undefined) return { problem: corrupt(file, valid.id, 'the last record is unreadable (no complete line within 1 MiB)') }
   if (ends.lastLine !== null) {
-    const last = lastEventOf(ends.lastLine)
+    const last = lastEventOf(ends.lastLine, head.framing ?? CURRENT_FRAMING)
     if ('problem' in last) return { problem: corrupt(file, valid.id, last.problem) }
     eventCount = last.seq + 1
     updatedAt = last.time
@@ -131,13 +156,25 @@ function summaryOf(listed: Listed, storeId: string): SessionSummary | undefined 
   return listed.summary
 }
 
-function listDir(path: string): string[] {
+/** The entries of the store root: none when it does not exist. @throws `STORE_UNSAFE` when it is not a directory. */
+function listRoot(root: string): string[] {
+  try {
+    return readdirSync(root)
+  } catch (error) {
+    const code = errnoCode(error)
+    if (code === 'ENOENT') return []
+    if (code === 'ENOTDIR') throw storeError('STORE_UNSAFE', `JSONL store root ${root} is not a directory`, root)
+    throw error
+  }
+}
+
+/** The entries of one project directory, or the problem that keeps it from being listed (it vanished: none). */
+function listProject(path: string): string[] | ListProblem {
   try {
     return readdirSync(path)
   } catch (error) {
-    const code = errnoCode(error)
-    if (code === 'ENOENT' || code === 'ENOTDIR') return []
-    throw error
+    if (errnoCode(error) === 'ENOENT') return []
+    return unreadable(path, undefined, errnoCode(error) === 'ENOTDIR' ? `${path} is not a project directory` : `cannot read the project directory ${path}`, error)
   }
 }
 
@@ -173,11 +210,18 @@ export class Lister {
   async #scan(query: BackendListQuery, key: string): Promise<Scan> {
     const { after: _after, ...filters } = query
     const { layout } = this.store
-    const projects = query.cwd !== undefined ? [projectKey(query.cwd)] : listDir(layout.root).filter((n) => !isReservedName(n))
+    const entries = listRoot(layout.root)
+    const projects = query.cwd !== undefined ? [projectKey(query.cwd)] : entries.filter((n) => !isReservedName(n))
     const candidates: { file: string; projectDir: string; sessionDir: string }[] = []
+    const problems: ListProblem[] = []
     for (const projectDir of projects) {
       const projectPath = join(layout.root, projectDir)
-      for (const sessionDir of listDir(projectPath)) {
+      const sessionDirs = listProject(projectPath)
+      if (!Array.isArray(sessionDirs)) {
+        problems.push(sessionDirs)
+        continue
+      }
+      for (const sessionDir of sessionDirs) {
         if (isReservedName(sessionDir)) continue
         // Directory entry names hold no separator: plain concatenation is the normalised join.
         candidates.push({ file: `${projectPath}${sep}${sessionDir}${sep}${SESSION_FILE}`, projectDir, sessionDir })
@@ -186,7 +230,6 @@ export class Lister {
     // The same encoded id under two project directories: the lookup refuses it, so listing reports every copy.
     const copies = new Map<string, number>()
     for (const c of candidates) copies.set(c.sessionDir, (copies.get(c.sessionDir) ?? 0) + 1)
-    const problems: ListProblem[] = []
     const items: Listed[] = []
     // Budget by the slabs the kept tails pin, not their own bytes, so filtered-out neighbours cannot multiply it.
     const pinned = new Set<ArrayBufferLike>()

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path'
 import type { ProjectionCheckpoint } from '@logbook/session-persistence'
 import { replaceFile, unlinkIfPresent } from './durable-fs.ts'
 import { lastEventOf, readFileEnds } from './file-ends.ts'
+import { framingOfFirstByte } from './framing.ts'
 import { errnoCode, type Durability } from './io.ts'
 import { CHECKPOINT_FILE } from './layout.ts'
 import type { SessionLocation } from './store.ts'
@@ -36,8 +37,8 @@ async function readStoredCheckpoint(location: SessionLocation): Promise<Projecti
 /** Events stored in the file: last complete record's seq + 1 (0 for a header-only or unreadable tail). */
 async function storedCount(location: SessionLocation): Promise<number> {
   const ends = readFileEnds(location.file)
-  if (ends === undefined || typeof ends.lastLine !== 'string') return 0
-  const last = lastEventOf(ends.lastLine)
+  if (ends === undefined || ends.header === undefined || typeof ends.lastLine !== 'string') return 0
+  const last = lastEventOf(ends.lastLine, framingOfFirstByte(ends.header.text.charCodeAt(0)))
   return 'seq' in last ? last.seq + 1 : 0
 }
 

@@ -1,91 +1,92 @@
 /**
  * `scan` (02 §1.4, §5 "Reading"): one pass over a session file as it stands at open time — bounded by the size seen
- * then, so a concurrent writer's later bytes are not half-read — that parses each line as it is read and reports the
- * raw header, identity, revision and every record with its byte offset. Classification (§4.1) is the coordinator's.
+ * then, so a concurrent writer's later bytes are not half-read — that checks each line's checksum (framing 2) and
+ * parses it as it is read, and reports the raw header, identity, revision and every record with its byte offset.
+ * Classification (§4.1) is the coordinator's.
  */
 import { closeSync, fstatSync } from 'node:fs'
 import { decodeRecordText, type PhysicalScan, type RecordResult, type ScanRecord } from '@logbook/session-persistence'
-import { decodeHeaderLine } from './header-line.ts'
+import { CURRENT_FRAMING, unframeBytes, type Framing } from './framing.ts'
+import { decodeHeaderLine, newerFramingError, type DecodedHeaderLine } from './header-line.ts'
 import { openForReadIfExists } from './io.ts'
 import { readLines } from './line-reader.ts'
 import { readTail, revisionOf } from './revision.ts'
 import type { JsonlStore, SessionLocation } from './store.ts'
 
 /** A session file read at one instant. */
-interface RawLog<R> {
+interface RawLog {
   readonly size: number
-  /** The header line's text; undefined for an empty file. */
-  readonly headerText: string | undefined
-  /** False when the file holds no newline at all. */
-  readonly headerComplete: boolean
-  /** What the decoder made of each line after the header, in physical order. */
-  readonly records: R[]
+  /** The decoded header line (`decodeHeaderLine` of an empty file when the file holds nothing). */
+  readonly head: DecodedHeaderLine
+  /** Every line after the header, in physical order. */
+  readonly records: ScanRecord<number>[]
   /** The last min(4096, size) bytes, for the revision. */
   readonly tail: Buffer
 }
 
-/**
- * Decodes one record line: `text` is the line without its newline, `complete` whether it had one (false only for
- * bytes after the last newline), `offset` its first byte (the cut marker), `index` its position after the header.
- * Called in physical order.
- */
-type RecordDecoder<R> = (text: string, complete: boolean, offset: number, index: number) => R
+const INCOMPLETE: RecordResult = Object.freeze({ ok: false, reason: 'incomplete record (no terminating newline)' })
 
-/** Reads the file at `path`; `undefined` when it does not exist. */
-async function readLog<R>(path: string, decode: RecordDecoder<R>): Promise<RawLog<R> | undefined> {
+/**
+ * Decodes the record line `buffer[start, end)` in `framing`: checksum first (framing 2), then the JSON. A fragment
+ * after the last newline (`complete` false) is decoded too — it is never valid — so a record torn only of its
+ * newline reports the events it drops.
+ */
+function decodeLine(buffer: Buffer, start: number, end: number, framing: Framing | undefined, complete: boolean): RecordResult {
+  let textStart = start
+  if (framing === CURRENT_FRAMING) {
+    const unframed = unframeBytes(buffer, start, end)
+    if (!('textStart' in unframed)) return complete ? unframed : INCOMPLETE
+    textStart = unframed.textStart
+  }
+  const result = decodeRecordText(buffer.toString('utf8', textStart, end))
+  return !complete && !result.ok ? INCOMPLETE : result
+}
+
+/** Reads the file at `path`, decoding lines as they come; `undefined` when it does not exist. */
+async function readLog(path: string, at: SessionLocation): Promise<RawLog | undefined> {
   const fd = openForReadIfExists(path)
   if (fd === undefined) return undefined
   try {
     const { size } = fstatSync(fd)
-    let headerText: string | undefined
-    let headerComplete = false
-    const records: R[] = []
+    let head: DecodedHeaderLine | undefined
+    const records: ScanRecord<number>[] = []
     await readLines(
       fd,
       (buffer, start, end, offset, complete) => {
-        const text = buffer.toString('utf8', start, end)
-        if (headerText === undefined) {
-          headerText = text
-          headerComplete = complete
+        if (head === undefined) {
+          head = decodeHeaderLine({ text: buffer.toString('utf8', start, end), complete }, at)
           return
         }
-        records.push(decode(text, complete, offset, records.length))
+        const result = decodeLine(buffer, start, end, head.framing, complete)
+        records.push({ marker: offset, complete, result, line: records.length + 2 })
       },
       0,
       size,
     )
-    const tail = readTail(fd, size)
-    return { size, headerText, headerComplete, records, tail }
+    return { size, head: head ?? decodeHeaderLine(undefined, at), records, tail: readTail(fd, size) }
   } finally {
     closeSync(fd)
   }
 }
 
-const INCOMPLETE: RecordResult = Object.freeze({
-  ok: false,
-  reason: 'incomplete record (no terminating newline)',
-  turnEndEvidence: false,
-})
-
 /**
- * A fragment after the last newline is decoded too (it is never valid: `complete` is false), so a record torn only
- * of its newline reports the events it drops.
+ * Reads the stored file at `location` into a `PhysicalScan` (markers are byte offsets).
+ * @throws `SESSION_FORMAT_UNSUPPORTED` when the file's framing is newer than this build reads.
  */
-function decodeLine(text: string, complete: boolean, offset: number, index: number): ScanRecord<number> {
-  let result = decodeRecordText(text)
-  if (!complete && !result.ok) result = INCOMPLETE
-  return { marker: offset, complete, result, line: index + 2 }
-}
-
-/** Reads the stored file at `location` into a `PhysicalScan` (markers are byte offsets). */
 export async function scanFile(store: JsonlStore, location: SessionLocation): Promise<PhysicalScan<number> | undefined> {
   const storeId = await store.storeId()
-  const log = await readLog(location.file, decodeLine)
+  const log = await readLog(location.file, location)
   if (log === undefined) return undefined
-  const head = decodeHeaderLine(log.headerText, log.headerComplete, location)
+  const { head } = log
+  if (head.newerFraming !== undefined) {
+    const id = typeof head.header?.id === 'string' ? head.header.id : location.sessionDir
+    throw newerFramingError(id, head.newerFraming, location.file)
+  }
   return {
     header: head.header,
     ...(head.problem === undefined ? {} : { headerProblem: head.problem }),
+    ...(head.defect === undefined ? {} : { headerDefect: head.defect }),
+    checksums: head.framing === CURRENT_FRAMING,
     storeId,
     incarnation: head.incarnation,
     revision: revisionOf(storeId, head.incarnation, log.size, log.tail),

@@ -2,6 +2,7 @@
  * Types of the JSONL backend. Types only.
  */
 import type { LockToken, SessionPersistenceConfig } from '@logbook/session-persistence'
+import type { Framing } from './framing.ts'
 import type { SessionLocation } from './store.ts'
 
 /** Config of `JsonlSessionPersistence` (02 §1.5): the shared keys plus `root` and `durability`. */
@@ -23,6 +24,8 @@ export interface WriterState {
   revision: string | undefined
   /** The last min(4096, size) bytes at `size`, so a new revision needs no read. */
   tail: Buffer | undefined
+  /** The framing of the file's lines (from its header line), known once the file was opened or created. */
+  framing: Framing | undefined
   /** True once the lock file was removed by `remove` or `unlock`. */
   released: boolean
   /** The writer's own lock file, held open for cheap checks (session-lock.ts); closed with the writer's descriptor. */

@@ -10,6 +10,7 @@ import type { SessionHeader } from '@logbook/session'
 import type { CommitResult, EncodedRecord, ExpectedState } from '@logbook/session-persistence'
 import { ensureDir, publishNewFile, unlinkQuietly } from './durable-fs.ts'
 import { alreadyExistsError, conflictError, storeIoError, toStoreError } from './errors.ts'
+import { CURRENT_FRAMING, frameRecords, framingOfFirstByte, type Framing } from './framing.ts'
 import { encodeHeaderLine } from './header-line.ts'
 import { errnoCode, io, syncFile, writeFully } from './io.ts'
 import { encodeId, projectKey, SESSION_FILE } from './layout.ts'
@@ -19,16 +20,9 @@ import { assertLockHeld, verifySessionLock } from './session-lock.ts'
 import type { JsonlStore, SessionLocation } from './store.ts'
 import type { JsonlLockToken } from './types.ts'
 
-/** The text of `records`, one `\n`-terminated line each. */
-function recordText(records: readonly EncodedRecord[]): string {
-  let text = ''
-  for (let i = 0; i < records.length; i++) text += (records[i] as EncodedRecord).text + '\n'
-  return text
-}
-
-/** The bytes of `records`, one `\n`-terminated line each. */
-export function recordBytes(records: readonly EncodedRecord[]): Buffer {
-  return Buffer.from(recordText(records), 'utf8')
+/** The bytes of `records`, one line each in `framing` (02 §5 "Lines"). */
+export function recordBytes(records: readonly EncodedRecord[], framing: Framing): Buffer {
+  return Buffer.from(frameRecords(records, framing), 'utf8')
 }
 
 const nextSeqAfter = (records: readonly EncodedRecord[], fallback: number): number =>
@@ -57,7 +51,7 @@ export async function materializeSession(
     // Temps of materialisations that crashed before their link (we hold the lock: nobody else writes this id).
     await removeTempsIn(sessionDir)
     const incarnation = randomUUID()
-    const data = Buffer.from(`${encodeHeaderLine(header, incarnation)}\n${recordText(records)}`, 'utf8')
+    const data = Buffer.from(`${encodeHeaderLine(header, incarnation)}\n${frameRecords(records, CURRENT_FRAMING)}`, 'utf8')
     try {
       await publishNewFile(`${file}.${token.owner.ownerId}.tmp`, file, data, store.durability)
     } catch (error) {
@@ -66,7 +60,7 @@ export async function materializeSession(
     }
     const revision = revisionOf(storeId, incarnation, data.length, data)
     const location: SessionLocation = { file, sessionDir: encodeId(id), projectDir: key }
-    Object.assign(token.writer, { location, size: data.length, revision, tail: tailOf(undefined, data) })
+    Object.assign(token.writer, { location, size: data.length, revision, tail: tailOf(undefined, data), framing: CURRENT_FRAMING })
     return { nextSeq: nextSeqAfter(records, 0), revision, physicalLength: data.length }
   } catch (error) {
     throw toStoreError(error, id, 'materialising the session', file)
@@ -79,8 +73,12 @@ async function writerFd(store: JsonlStore, token: JsonlLockToken): Promise<numbe
   if (writer.fd !== undefined) return writer.fd
   writer.location ??= await store.find(token.sessionId)
   if (writer.location === undefined) throw conflictError(token.sessionId, 'the session file vanished')
-  writer.fd = openSync(writer.location.file, 'r+')
-  return writer.fd
+  const fd = openSync(writer.location.file, 'r+')
+  // A session keeps the framing it was created with until `migrate` rewrites it (02 §5 "Lines").
+  const first = Buffer.alloc(1)
+  writer.framing = framingOfFirstByte(readSync(fd, first, 0, 1, 0) === 1 ? first[0] : undefined)
+  writer.fd = fd
+  return fd
 }
 
 /** The last 4096 bytes of `previous` followed by `data`. */
@@ -151,7 +149,7 @@ export async function appendRecords(
   if (records.length === 0) return { nextSeq: expect.nextSeq, revision: expect.revision, physicalLength: size }
   const fd = token.writer.fd!
   const file = token.writer.location!.file
-  const data = recordBytes(records)
+  const data = recordBytes(records, token.writer.framing ?? CURRENT_FRAMING)
   const newSize = size + data.length
   let tail: Buffer
   let revision: string

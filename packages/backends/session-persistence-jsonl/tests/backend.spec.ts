@@ -8,11 +8,12 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
-import { encodeBatch, type LockOwner } from '@logbook/session-persistence'
+import { encodeBatch, hex8, recordChecksum, type LockOwner } from '@logbook/session-persistence'
 import { JsonlBackend } from '../src/backend.ts'
 import { io } from '../src/io.ts'
 import { projectKey } from '../src/layout.ts'
 import type { JsonlLockToken } from '../src/types.ts'
+import { jsonlDamage } from './damage.ts'
 import { hdr, openTurnWithChunks, turns } from './events.ts'
 
 const signal = new AbortController().signal
@@ -56,7 +57,8 @@ describe('materialise and scan', () => {
     expect(file).toBe(join(root, projectKey('/home/user/jsonl-tests'), '~sess.~a', 'session.jsonl'))
     const lines = (await readFile(file, 'utf8')).split('\n')
     expect(lines).toHaveLength(14) // header, 12 records, '' after the last newline
-    expect(lines[0]).toMatch(/^\{"type":"session","version":1,"incarnation":"[0-9a-f-]{36}","id":"Sess\.A","createdAt":\d+,"cwd":"\/home\/user\/jsonl-tests"\}$/)
+    expect(lines[0]).toMatch(/^[0-9a-f]{8} \{"type":"session","version":1,"incarnation":"[0-9a-f-]{36}","id":"Sess\.A","framing":2,"createdAt":\d+,"cwd":"\/home\/user\/jsonl-tests"\}$/)
+    for (const line of lines.slice(0, -1)) expect(line.slice(0, 8)).toBe(hex8(recordChecksum(line.slice(9))))
     expect((await stat(file)).mode & 0o777).toBe(0o600)
     for (const dir of [root, join(root, '.locks'), join(file, '..'), join(file, '..', '..')]) {
       expect((await stat(dir)).mode & 0o777).toBe(0o700)
@@ -103,9 +105,8 @@ describe('materialise and scan', () => {
   })
 
   it('reports a header whose cwd does not match its project directory', async () => {
-    const { file } = await stored('moved')
-    const text = await readFile(file, 'utf8')
-    await writeFile(file, text.replace('"cwd":"/home/user/jsonl-tests"', '"cwd":"/home/user/other"'))
+    await stored('moved')
+    await jsonlDamage(root).setHeaderField('moved', 'cwd', '/home/user/other')
     const scan = await backend.scan('moved', {}, signal)
     expect(scan!.headerProblem).toMatch(/does not match project directory/)
   })
@@ -287,8 +288,8 @@ describe('list', () => {
     await stored('good')
     const { file: bad } = await stored('badtail')
     await appendFile(bad, 'garbage\n')
-    const { file: newer } = await stored('newer')
-    await writeFile(newer, (await readFile(newer, 'utf8')).replace('"version":1', '"version":3'))
+    await stored('newer')
+    await jsonlDamage(root).setHeaderField('newer', 'version', 3)
     const { file: dup } = await stored('dup')
     const otherDir = join(root, projectKey('/x'), 'dup')
     await rm(otherDir, { recursive: true, force: true })

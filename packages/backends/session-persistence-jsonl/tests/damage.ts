@@ -4,7 +4,9 @@
  */
 import { mkdir, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { DamageKit, LockHolderRecord } from '@logbook/session-persistence-conformance'
+import { recordChecksum } from '@logbook/session-persistence'
+import { changeOneDigit, type DamageKit, type LockHolderRecord } from '@logbook/session-persistence-conformance'
+import { CURRENT_FRAMING, frameLine, LEGACY_FRAMING, PREFIX_BYTES } from '../src/framing.ts'
 import { encodeId, LOCKS_DIR, SESSION_FILE } from '../src/layout.ts'
 
 /** Path of the stored log of `id` under `root` (first project directory holding it). */
@@ -48,13 +50,33 @@ function recordLine(lines: Buffer[], index: number): Buffer {
   return line
 }
 
-/** Shifts the first seq of a record line by one, keeping it a well-formed object of the same type. */
-function gapLine(line: Buffer): Buffer {
-  const value = JSON.parse(line.toString('utf8')) as Record<string, unknown>
+/** True when the file's lines carry checksum prefixes (its header line does not start with `{`). */
+const isFramed = (lines: Buffer[]): boolean => (lines[0] as Buffer)[0] !== 0x7b
+
+/** The JSON text of a line (prefix and newline removed). */
+function textOf(line: Buffer, framed: boolean): string {
+  const text = line.toString('utf8').replace(/\n$/, '')
+  return framed ? text.slice(PREFIX_BYTES) : text
+}
+
+/** The line a writer stores for `text`: with a matching checksum prefix when the file is framed. */
+function lineOf(text: string, framed: boolean): Buffer {
+  return Buffer.from(frameLine(text, recordChecksum(text), framed ? CURRENT_FRAMING : LEGACY_FRAMING), 'utf8')
+}
+
+/** The line with its JSON text changed by `edit` and its stored checksum prefix left as it was. */
+function underOldChecksum(line: Buffer, edit: (text: string) => string): Buffer {
+  const text = line.toString('utf8').replace(/\n$/, '')
+  return Buffer.from(`${text.slice(0, PREFIX_BYTES)}${edit(text.slice(PREFIX_BYTES))}\n`, 'utf8')
+}
+
+/** Shifts the first seq of a record text by one, keeping it a well-formed object of the same type. */
+function gapText(text: string): string {
+  const value = JSON.parse(text) as Record<string, unknown>
   if (typeof value.seq === 'number') value.seq += 1
   else if (typeof value.seq0 === 'number') value.seq0 += 1
   else throw new Error('damage: record has no seq')
-  return Buffer.from(`${JSON.stringify(value)}\n`)
+  return JSON.stringify(value)
 }
 
 /** The damage kit for a store rooted at `root`. */
@@ -71,26 +93,39 @@ export function jsonlDamage(root: string): DamageKit {
     },
     async corruptRecord(id, index, kind) {
       await editLines(root, id, (lines) => {
+        const framed = isFramed(lines)
         const line = recordLine(lines, index)
-        lines[index + 1] = kind === 'garbage' ? Buffer.from('{"type":"turn/start", this is not json\n') : gapLine(line)
+        if (kind === 'checksum') {
+          if (!framed) throw new Error('damage: a file without checksums cannot fail one')
+          lines[index + 1] = underOldChecksum(line, changeOneDigit)
+        } else {
+          lines[index + 1] = lineOf(kind === 'garbage' ? '{"type":"turn/start", this is not json' : gapText(textOf(line, framed)), framed)
+        }
         return lines
       })
     },
     async appendRawRecord(id, text) {
-      await editLines(root, id, (lines) => [...lines, Buffer.from(`${text}\n`)])
+      await editLines(root, id, (lines) => [...lines, lineOf(text, isFramed(lines))])
     },
     async setHeaderField(id, key, value) {
       await editLines(root, id, (lines) => {
-        const header = JSON.parse((lines[0] as Buffer).toString('utf8')) as Record<string, unknown>
+        const framed = isFramed(lines)
+        const header = JSON.parse(textOf(lines[0] as Buffer, framed)) as Record<string, unknown>
         if (value === undefined) delete header[key]
         else header[key] = value
-        lines[0] = Buffer.from(`${JSON.stringify(header)}\n`)
+        lines[0] = lineOf(JSON.stringify(header), framed)
         return lines
       })
     },
     async corruptHeader(id) {
       await editLines(root, id, (lines) => {
-        lines[0] = Buffer.from('{"type":"session", not json\n')
+        lines[0] = lineOf('{"type":"session", not json', isFramed(lines))
+        return lines
+      })
+    },
+    async flipHeaderDigit(id) {
+      await editLines(root, id, (lines) => {
+        lines[0] = underOldChecksum(lines[0] as Buffer, text => text.replace(/"createdAt":(\d*)(\d)/, (_, head: string, digit: string) => `"createdAt":${head}${digit === '9' ? '8' : Number(digit) + 1}`))
         return lines
       })
     },

@@ -29,6 +29,6 @@ export function jsonlTarget(durability: 'fsync' | 'none'): ConformanceOptions {
     destroy: async (fixture) => {
       await rm(join((fixture.config as { root: string }).root, '..'), { recursive: true, force: true })
     },
-    capabilities: { durableAcrossInstances: true, crossProcess: true, damage: 'bytes', killSafe: true, locate: true },
+    capabilities: { durableAcrossInstances: true, crossProcess: true, damage: 'bytes', killSafe: true, locate: true, tornTail: true },
   }
 }

@@ -2,7 +2,9 @@
 import { cp, mkdir, readdir, readFile, stat, writeFile, appendFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { PREFIX_BYTES } from '../src/framing.ts'
 import { encodeId, projectKey } from '../src/layout.ts'
+import { jsonlDamage } from './damage.ts'
 import { ev, hdr, openTurnWithChunks, turns } from './events.ts'
 import { JsonlApp, tempRoot } from './mount.ts'
 
@@ -65,16 +67,15 @@ describe('P-095 paths, modes and the header line', () => {
   it('P-095 the header line starts type, version, incarnation, id, then the header fields in order', async () => {
     const app = await mount()
     const file = await storeSession(app, 'hdr', turns(1), { agentPreset: 'coder', origin: 'subagent' })
-    const first = (await readFile(file, 'utf8')).split('\n')[0] as string
-    expect(Object.keys(JSON.parse(first))).toEqual(['type', 'version', 'incarnation', 'id', 'createdAt', 'cwd', 'agentPreset', 'origin'])
-    expect(JSON.parse(first)).toMatchObject({ type: 'session', version: 1, id: 'hdr' })
+    const first = ((await readFile(file, 'utf8')).split('\n')[0] as string).slice(PREFIX_BYTES)
+    expect(Object.keys(JSON.parse(first))).toEqual(['type', 'version', 'incarnation', 'id', 'framing', 'createdAt', 'cwd', 'agentPreset', 'origin'])
+    expect(JSON.parse(first)).toMatchObject({ type: 'session', version: 1, id: 'hdr', framing: 2 })
   })
 
   it('P-095 an unknown header field → SESSION_CORRUPT, file unchanged', async () => {
     const app = await mount()
     const file = await storeSession(app, 'unk')
-    const text = await readFile(file, 'utf8')
-    await writeFile(file, text.replace('"id":"unk"', '"id":"unk","colour":"red"'))
+    await jsonlDamage(root).setHeaderField('unk', 'colour', 'red')
     const before = await readFile(file)
     await expect(app.persistence.open('unk', 'write')).rejects.toMatchObject({ code: 'SESSION_CORRUPT' })
     await expect(app.persistence.open('unk', 'read')).rejects.toMatchObject({ code: 'SESSION_CORRUPT' })
@@ -155,7 +156,7 @@ describe('P-100 packing', () => {
     const packedFile = await storeSession(packed, 'packed', events)
     const packedLines = (await readFile(packedFile, 'utf8')).trimEnd().split('\n')
     expect(packedLines).toHaveLength(1 + 9 + 1)
-    expect(JSON.parse(packedLines.at(-1) as string)).toMatchObject({ type: 'text-chunks', seq0: 9 })
+    expect(JSON.parse((packedLines.at(-1) as string).slice(PREFIX_BYTES))).toMatchObject({ type: 'text-chunks', seq0: 9 })
     // mixed: half written packed, half unpacked
     const first = await packed.persistence.create(hdr('mixed'))
     await first.append(events.slice(0, 15))

@@ -4,7 +4,8 @@
  */
 import { readFile, truncate, writeFile, appendFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isSessionPersistenceError } from '@logbook/session-persistence'
+import { hex8, isSessionPersistenceError, recordChecksum } from '@logbook/session-persistence'
+import { PREFIX_BYTES } from '../src/framing.ts'
 import { ev, hdr, openTurnWithChunks, turn, turns } from './events.ts'
 import { JsonlApp, tempRoot } from './mount.ts'
 
@@ -36,7 +37,7 @@ async function storeOneBatch(id: string, events = turns(2)): Promise<{ file: str
 /** Events held by each record line after the header, in order. */
 function eventsPerRecord(bytes: Buffer, lineEnds: number[]): number[] {
   return lineEnds.slice(1).map((end, i) => {
-    const line = JSON.parse(bytes.toString('utf8', lineEnds[i] as number, end - 1)) as { seq0?: number; data: { texts?: unknown[] } }
+    const line = JSON.parse(bytes.toString('utf8', (lineEnds[i] as number) + PREFIX_BYTES, end - 1)) as { seq0?: number; data: { texts?: unknown[] } }
     return line.seq0 === undefined ? 1 : (line.data.texts as unknown[]).length
   })
 }
@@ -104,6 +105,35 @@ describe('P-076 trailing NUL bytes', () => {
     await handle.append(turns(1))
     await handle.close()
     expect(await (await app.persistence.open('to-header', 'read')).read()).toEqual(turns(1))
+  })
+})
+
+describe('P-147 every line carries its checksum', () => {
+  it('P-147 each line is <crc32 of its text as 8 hex> <text>; every single-byte change of any line, header included, is SESSION_CORRUPT naming that line', async () => {
+    const { file, bytes, lineEnds } = await storeOneBatch('p130', [...turns(1), ...openTurnWithChunks(6, 2, 4)])
+    let start = 0
+    for (const end of lineEnds) {
+      const line = bytes.subarray(start, end - 1)
+      expect(line.toString('latin1', 0, 9)).toBe(`${hex8(recordChecksum(line.subarray(9)))} `)
+      start = end
+    }
+    let line = 1
+    for (let at = 0; at < bytes.length; at++) {
+      if (bytes[at] === 10) {
+        line += 1
+        continue
+      }
+      // A digit of a time, a letter of a key or a string: the kinds of change JSON alone lets through.
+      const damaged = Buffer.from(bytes)
+      damaged[at] = bytes[at] === 0x31 ? 0x32 : (bytes[at] as number) ^ 0x01
+      if (damaged[at] === 10) damaged[at] = 0x3f
+      await writeFile(file, damaged)
+      const error = await app.persistence.inspect('p130').then(() => undefined, (e: unknown) => e)
+      expect(isSessionPersistenceError(error, 'SESSION_CORRUPT'), `byte ${at}: ${String(error)}`).toBe(true)
+      if (line > 1) expect((error as { line?: number }).line, `byte ${at}`).toBe(line)
+    }
+    await writeFile(file, bytes)
+    expect((await app.persistence.inspect('p130')).checksums).toBe(true)
   })
 })
 

@@ -7,7 +7,6 @@
  */
 import type { EncodedRecord, ExpectedState } from '@logbook/session-persistence'
 import { lockLostError, SessionPersistenceError } from '@logbook/session-persistence'
-import { recordCrc } from './checksum.ts'
 import { codeOf, isConnectionFault } from './faults.ts'
 import { holderOf, type LeaseRow, type LeaseToken } from './lease.ts'
 import { conflict, parseRevision, type SessionRow } from './session-row.ts'
@@ -24,7 +23,7 @@ export interface Committed {
 /** The 7 bound values of each row, flattened. */
 export function rowValues(records: readonly EncodedRecord[]): unknown[] {
   const values: unknown[] = []
-  for (const r of records) values.push(r.seq, r.lastSeq, r.kind, r.type, r.time, r.text, recordCrc(r.text))
+  for (const r of records) values.push(r.seq, r.lastSeq, r.kind, r.type, r.time, r.text, r.crc)
   return values
 }
 

@@ -3,8 +3,8 @@
  * JSON and its checksum, replaced atomically under the writer's lease, deleted with the session (cascade) and by a
  * cut at or below its seq, so a stored checkpoint never names an event that is not stored.
  */
-import { SessionPersistenceError, type ProjectionCheckpoint } from '@logbook/session-persistence'
-import { crcMatches, recordCrc } from './checksum.ts'
+import { recordChecksum, SessionPersistenceError, type ProjectionCheckpoint } from '@logbook/session-persistence'
+import { crcProblem } from './rows.ts'
 import type { SessionRow } from './session-row.ts'
 import type { Client, PgStore } from './store.ts'
 
@@ -14,7 +14,7 @@ import type { Client, PgStore } from './store.ts'
  */
 export async function readCheckpointRow(store: PgStore, id: string): Promise<ProjectionCheckpoint | undefined> {
   const [row] = await store.query<{ seq: number; body: string; crc: number; next_seq: number }>(store.sql.selectCheckpoint, [id])
-  if (row === undefined || row.seq >= row.next_seq || !crcMatches(row.body, row.crc)) return undefined
+  if (row === undefined || row.seq >= row.next_seq || crcProblem(row.body, row.crc) !== undefined) return undefined
   try {
     return JSON.parse(row.body) as ProjectionCheckpoint
   } catch {
@@ -36,5 +36,5 @@ export async function writeCheckpointRow(client: Client, store: PgStore, id: str
     })
   }
   const body = JSON.stringify(checkpoint)
-  await client.query(store.sql.upsertCheckpoint, [id, checkpoint.seq, body, recordCrc(body)])
+  await client.query(store.sql.upsertCheckpoint, [id, checkpoint.seq, body, recordChecksum(body)])
 }

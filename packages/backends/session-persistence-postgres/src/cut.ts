@@ -35,7 +35,7 @@ export async function cutRows(
     const result = await client.query({ text: sql.selectRowBefore, values: [id, marker], rowMode: 'array' })
     const last = result.rows[0] as unknown as EventRow | undefined
     if (last === undefined || last[1] !== marker - 1) throw stale(id, marker, 'no valid row ends right before it')
-    const time = lastTimeOf(id, last)
+    const time = lastTimeOf(last)
     if (time === undefined) throw stale(id, marker, 'the row before it is not valid')
     keepThrough = last[0]
     updatedAt = time

@@ -11,7 +11,6 @@ import type { CommitState, PostgresSessionPersistenceConfig } from './types.ts'
 
 export { PostgresBackend } from './backend.ts'
 export { PostgresConfigSchema } from './config.ts'
-export { recordCrc } from './checksum.ts'
 export { LOGBOOK_PG_SCHEMA_VERSION } from './schema.ts'
 export type { CommitState, PostgresSessionPersistenceConfig, PostgresSslConfig } from './types.ts'
 

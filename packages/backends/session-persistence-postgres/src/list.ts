@@ -13,9 +13,8 @@ import {
   type ListProblem,
   type SessionSummary,
 } from '@logbook/session-persistence'
-import { crcMatches } from './checksum.ts'
-import { checksumMismatch } from './rows.ts'
-import { headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
+import { checksumMismatch, crcProblem } from './rows.ts'
+import { headerChecksumProblem, headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
 import type { PgStore } from './store.ts'
 
 interface ListRow extends SessionRow {
@@ -40,15 +39,13 @@ function listValues(query: BackendListQuery, limit: number | null): unknown[] {
 
 /** The summary of a row, or the error that prevents one. */
 function summarise(row: ListRow, storeId: string): SessionSummary | Error {
-  let header: unknown
-  try {
-    header = parseHeader(row)
-    if (row.tail_body !== null && !crcMatches(row.tail_body, row.tail_crc)) {
-      throw checksumMismatch(row.id, `the record ending at seq ${String(row.tail_last_seq)}`, row.tail_last_seq ?? undefined)
-    }
-  } catch (error) {
-    return error as Error
+  const defect = headerChecksumProblem(row)
+  if (defect !== undefined) return new SessionPersistenceCorruptionError(`session "${row.id}": ${defect}`, { sessionId: row.id, detail: defect })
+  const tailProblem = row.tail_body === null ? undefined : crcProblem(row.tail_body, row.tail_crc)
+  if (tailProblem !== undefined) {
+    return checksumMismatch(row.id, `the record ending at seq ${String(row.tail_last_seq)}`, tailProblem, row.tail_last_seq ?? undefined)
   }
+  const header = parseHeader(row)
   if (header === undefined) {
     return new SessionPersistenceCorruptionError(`session "${row.id}": stored header is not valid JSON`, { sessionId: row.id, detail: 'header is not valid JSON' })
   }

@@ -5,8 +5,8 @@
  * beyond `next_seq` and rows missing below it are defects too.
  */
 import type { PhysicalScan, ScanRecord } from '@logbook/session-persistence'
-import { coveredBy, decodeRow, rowRecord, type EventRow } from './rows.ts'
-import { headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
+import { coveredBy, rowRecord, type EventRow } from './rows.ts'
+import { headerChecksumProblem, headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
 import type { Client, PgStore } from './store.ts'
 
 /** Most members of a packed row, hence how far before `fromSeq` a seek starts. */
@@ -20,11 +20,8 @@ export interface ScanState {
   countRead(rows: number): void
 }
 
-const isTurnEnd = (result: ReturnType<typeof decodeRow>): boolean =>
-  result.ok ? result.events.length === 1 && result.events[0]!.type === 'turn/end' : result.turnEndEvidence
-
 /** One record per row, plus the store-only defects; `fromSeq` 0 for a full scan. */
-export function rowRecords(id: string, rows: readonly EventRow[], nextSeq: number, fromSeq: number): { records: ScanRecord<number>[]; startSeq: number } {
+export function rowRecords(rows: readonly EventRow[], nextSeq: number, fromSeq: number): { records: ScanRecord<number>[]; startSeq: number } {
   const records: ScanRecord<number>[] = []
   let end: number | undefined
   let startSeq = fromSeq
@@ -34,15 +31,14 @@ export function rowRecords(id: string, rows: readonly EventRow[], nextSeq: numbe
       end = startSeq
     }
     if (row[1] >= nextSeq) {
-      const result = decodeRow(id, row)
       records.push({
         marker: end,
         complete: true,
-        result: { ok: false, reason: `row at seq ${row[0]} reaches beyond the stored next seq ${nextSeq}`, turnEndEvidence: isTurnEnd(result) },
+        result: { ok: false, reason: `row at seq ${row[0]} reaches beyond the stored next seq ${nextSeq}` },
         eventCount: coveredBy(row),
       })
     } else {
-      records.push(rowRecord(id, end, row))
+      records.push(rowRecord(end, row))
     }
     end = Math.max(end, row[1] + 1)
   }
@@ -54,7 +50,7 @@ export function rowRecords(id: string, rows: readonly EventRow[], nextSeq: numbe
     records.push({
       marker: end,
       complete: true,
-      result: { ok: false, reason: `rows from seq ${end} below the stored next seq ${nextSeq} are missing`, turnEndEvidence: false },
+      result: { ok: false, reason: `rows from seq ${end} below the stored next seq ${nextSeq} are missing` },
     })
   }
   return { records, startSeq }
@@ -69,7 +65,9 @@ export async function selectRows(client: Client, store: PgStore, id: string, fro
 /**
  * Scan session `id`; `undefined` when no session row exists. A seek reports `physicalLength` −1 unless the row count
  * of this revision is cached (the coordinator uses it only from commits).
- * @throws SessionPersistenceCorruptionError on a checksum mismatch (header or any row read), `STORE_IO`.
+ * A header whose checksum fails is the scan's `headerDefect`, a row's a defect record; both are refused by the
+ * coordinator as corruption.
+ * @throws `STORE_IO`.
  */
 export async function scanSession(store: PgStore, id: string, fromSeq: number | undefined, state: ScanState): Promise<PhysicalScan<number> | undefined> {
   const seek = fromSeq !== undefined && fromSeq > 0
@@ -82,9 +80,10 @@ export async function scanSession(store: PgStore, id: string, fromSeq: number | 
   if (read === undefined) return undefined
   const { session, rows } = read
   const header = parseHeader(session)
+  const headerDefect = headerChecksumProblem(session)
   const headerProblem = header === undefined ? undefined : headerColumnProblem(session, header)
   const revision = revisionToken(state.storeId, session.incarnation, session.revision)
-  const { records, startSeq } = rowRecords(id, rows, session.next_seq, seek ? fromSeq : 0)
+  const { records, startSeq } = rowRecords(rows, session.next_seq, seek ? fromSeq : 0)
   state.countRead(rows.length)
   let physicalLength = rows.length
   if (seek) {
@@ -96,6 +95,9 @@ export async function scanSession(store: PgStore, id: string, fromSeq: number | 
   return {
     header,
     ...(headerProblem === undefined ? {} : { headerProblem }),
+    ...(headerDefect === undefined ? {} : { headerDefect }),
+    // this store format has always had checksums
+    checksums: true,
     storeId: state.storeId,
     incarnation: session.incarnation,
     revision,

@@ -3,9 +3,8 @@
  * are indexed copies that must agree with it, and the revision token is `postgres:<storeId>:<incarnation>:<revision>`.
  */
 import type { SessionHeader } from '@logbook/session'
-import { SessionPersistenceError } from '@logbook/session-persistence'
-import { crcMatches, recordCrc } from './checksum.ts'
-import { checksumMismatch } from './rows.ts'
+import { recordChecksum, SessionPersistenceError } from '@logbook/session-persistence'
+import { crcProblem } from './rows.ts'
 
 /** A `logbook_sessions` row as selected. */
 export interface SessionRow {
@@ -37,12 +36,14 @@ export function parseRevision(storeId: string, token: string): { incarnation: st
   return colon <= 0 || !Number.isSafeInteger(revision) ? undefined : { incarnation: rest.slice(0, colon), revision }
 }
 
-/**
- * The parsed header JSON of a row (`undefined` when it does not parse).
- * @throws SessionPersistenceCorruptionError when the header's checksum does not match its text.
- */
+/** `header checksum mismatch (…)` when the row's header text fails its checksum, else `undefined`. */
+export function headerChecksumProblem(row: SessionRow): string | undefined {
+  const problem = crcProblem(row.header, row.crc)
+  return problem === undefined ? undefined : `header ${problem}`
+}
+
+/** The parsed header JSON of a row (`undefined` when it does not parse). */
 export function parseHeader(row: SessionRow): unknown {
-  if (!crcMatches(row.header, row.crc)) throw checksumMismatch(row.id, 'the header row')
   try {
     return JSON.parse(row.header) as unknown
   } catch {
@@ -74,7 +75,7 @@ export function headerColumnProblem(row: SessionRow, header: unknown): string | 
 /** The values `insertSession` binds for a new session (`$1`…`$8`). */
 export function sessionValues(header: SessionHeader, incarnation: string): unknown[] {
   const text = JSON.stringify(header)
-  return [header.id, header.version, header.createdAt, header.cwd ?? null, header.parentSession ?? null, text, incarnation, recordCrc(text)]
+  return [header.id, header.version, header.createdAt, header.cwd ?? null, header.parentSession ?? null, text, incarnation, recordChecksum(text)]
 }
 
 /** `SESSION_CONFLICT` with the `session "<id>": ` prefix. */

@@ -8,6 +8,6 @@ runSessionPersistenceConformance({
   name: 'postgres',
   create: () => createPostgresFixture(database()),
   destroy: destroyPostgresFixture,
-  capabilities: { durableAcrossInstances: true, crossProcess: true, damage: 'rows', killSafe: true, locate: false },
+  capabilities: { durableAcrossInstances: true, crossProcess: true, damage: 'rows', killSafe: true, locate: false, tornTail: false },
   skip: ['crash'],
 })

@@ -8,9 +8,8 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { afterAll, beforeAll, inject } from 'vitest'
-import { decodeRecordValue, type LockOwner } from '@logbook/session-persistence'
-import type { DamageKit, StoreFixture } from '@logbook/session-persistence-conformance'
-import { recordCrc } from '../src/checksum.ts'
+import { decodeRecordValue, recordChecksum, type LockOwner } from '@logbook/session-persistence'
+import { changeOneDigit, type DamageKit, type StoreFixture } from '@logbook/session-persistence-conformance'
 import PostgresSessionPersistence from '../src/index.ts'
 import { applicationName } from '../src/store.ts'
 import './server/provided.ts'
@@ -74,8 +73,10 @@ async function rowsOf(client: pg.Client, schema: string, id: string): Promise<Ra
   return result.rows as RawRow[]
 }
 
-async function setBody(client: pg.Client, schema: string, id: string, seq: number, body: string): Promise<void> {
-  await client.query(`UPDATE ${q(schema, 'logbook_events')} SET body = $3, crc = $4 WHERE session_id = $1 AND seq = $2`, [id, seq, body, recordCrc(body)])
+/** Store `body` at row `seq` with a matching checksum, as a writer would (`keepChecksum`: leave the old one). */
+async function setBody(client: pg.Client, schema: string, id: string, seq: number, body: string, keepChecksum = false): Promise<void> {
+  if (keepChecksum) await client.query(`UPDATE ${q(schema, 'logbook_events')} SET body = $3 WHERE session_id = $1 AND seq = $2`, [id, seq, body])
+  else await client.query(`UPDATE ${q(schema, 'logbook_events')} SET body = $3, crc = $4 WHERE session_id = $1 AND seq = $2`, [id, seq, body, recordChecksum(body)])
 }
 
 /** Header fields mirrored in an indexed column, with the column's type test. */
@@ -101,6 +102,7 @@ export function postgresDamage(url: string, schema: string): DamageKit {
       const row = (await rowsOf(client, schema, id))[index]
       if (row === undefined) throw new Error(`damage: session ${id} has no row ${index}`)
       if (kind === 'garbage') return setBody(client, schema, id, row.seq, `#garbage ${row.body.slice(0, 8)}`)
+      if (kind === 'checksum') return setBody(client, schema, id, row.seq, changeOneDigit(row.body), true)
       const value = JSON.parse(row.body) as Record<string, unknown>
       if ('seq0' in value) value.seq0 = row.seq + 1
       else value.seq = row.seq + 1
@@ -126,7 +128,7 @@ export function postgresDamage(url: string, schema: string): DamageKit {
       const kind = typeof tag === 'string' && ['text-chunks', 'reasoning-chunks', 'tool-call-chunks'].includes(tag) ? tag : 'event'
       const time = typeof first?.time === 'number' && Number.isSafeInteger(first.time) ? first.time : 0
       await client.query(`INSERT INTO ${events} (session_id, seq, last_seq, kind, type, time, body, crc) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [id, firstSeq, lastSeq, kind, typeof first?.type === 'string' ? first.type : 'unknown/record', time, text, recordCrc(text)])
+        [id, firstSeq, lastSeq, kind, typeof first?.type === 'string' ? first.type : 'unknown/record', time, text, recordChecksum(text)])
       const lastTime = (list.at(-1) as { time?: unknown } | undefined)?.time
       const extends_ = firstSeq === session.next_seq && Number.isSafeInteger(lastTime)
       await client.query(`UPDATE ${sessions} SET next_seq = greatest(next_seq, $2), updated_at = coalesce($3, updated_at), revision = revision + 1 WHERE id = $1`,
@@ -139,13 +141,19 @@ export function postgresDamage(url: string, schema: string): DamageKit {
       if (value === undefined) delete header[key]
       else header[key] = value
       const text = JSON.stringify(header)
-      await client.query(`UPDATE ${sessions} SET header = $2, crc = $3, revision = revision + 1 WHERE id = $1`, [id, text, recordCrc(text)])
+      await client.query(`UPDATE ${sessions} SET header = $2, crc = $3, revision = revision + 1 WHERE id = $1`, [id, text, recordChecksum(text)])
       const mirrored = HEADER_COLUMNS[key]
       if (mirrored?.fits(value) === true) await client.query(`UPDATE ${sessions} SET ${mirrored.column} = $2 WHERE id = $1`, [id, value ?? null])
     }),
     corruptHeader: id => withClient(url, async (client) => {
       const text = '{"type":"session",'
-      await client.query(`UPDATE ${sessions} SET header = $2, crc = $3, revision = revision + 1 WHERE id = $1`, [id, text, recordCrc(text)])
+      await client.query(`UPDATE ${sessions} SET header = $2, crc = $3, revision = revision + 1 WHERE id = $1`, [id, text, recordChecksum(text)])
+    }),
+    flipHeaderDigit: id => withClient(url, async (client) => {
+      const [row] = (await client.query(`SELECT header FROM ${sessions} WHERE id = $1`, [id])).rows as { header: string }[]
+      if (row === undefined) throw new Error(`damage: session ${id} is not stored`)
+      const text = row.header.replace(/"createdAt":(\d*)(\d)/, (_, head: string, digit: string) => `"createdAt":${head}${digit === '9' ? '8' : Number(digit) + 1}`)
+      await client.query(`UPDATE ${sessions} SET header = $2, revision = revision + 1 WHERE id = $1`, [id, text])
     }),
     writeLockRecord: (id, holder: LockOwner) => withClient(url, async (client) => {
       // A live lease: it expires a day from the server's now (expiry is tested by moving expires_at).

@@ -6,6 +6,7 @@
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore from '@logbook/session'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { recordChecksum } from '@logbook/session-persistence'
 import { PostgresBackend } from '../src/backend.ts'
 import PostgresSessionPersistence from '../src/index.ts'
 import { applicationName } from '../src/store.ts'
@@ -109,7 +110,7 @@ describe('checksums', () => {
     for (const attempt of [m.persistence.open('s1', 'read'), m.persistence.open('s1', 'write'), m.persistence.inspect('s1'), m.persistence.readFrom('s1', 6)]) {
       const error = await rejection(attempt)
       expect(error.code).toBe('SESSION_CORRUPT')
-      expect(error.message).toBe('session "s1": corrupt log: checksum mismatch in the record at seq 6')
+      expect(error.message).toMatch(/^session "s1": corrupt log: row at seq 6: checksum mismatch \(stored [0-9a-f]{8}, computed [0-9a-f]{8}\) at seq 6$/)
       expect(error.seq).toBe(6)
     }
     const [after] = await sql<{ body: string; crc: number }>(database(), `SELECT body, crc::float8 AS crc FROM ${table(schema, 'logbook_events')} WHERE session_id = 's1' AND seq = 6`)
@@ -125,9 +126,10 @@ describe('checksums', () => {
     await sql(database(), `UPDATE ${table(schema, 'logbook_events')} SET body = replace(body, 'completed', 'completes') WHERE session_id = 'b' AND seq = 5`)
     const page = await m.persistence.list()
     expect(page.items.map(i => i.id)).toEqual(['c'])
+    const hex = '\\(stored [0-9a-f]{8}, computed [0-9a-f]{8}\\)'
     expect(page.problems.map(p => [p.sessionId, (p.error as { code?: string }).code, p.error.message]).sort()).toEqual([
-      ['a', 'SESSION_CORRUPT', 'session "a": corrupt log: checksum mismatch in the header row'],
-      ['b', 'SESSION_CORRUPT', 'session "b": corrupt log: checksum mismatch in the record ending at seq 5'],
+      ['a', 'SESSION_CORRUPT', expect.stringMatching(new RegExp(`^session "a": header checksum mismatch ${hex}$`))],
+      ['b', 'SESSION_CORRUPT', expect.stringMatching(new RegExp(`^session "b": corrupt log: the record ending at seq 5: checksum mismatch ${hex}$`))],
     ])
     expect((await rejection(m.persistence.open('a', 'read'))).code).toBe('SESSION_CORRUPT')
   })
@@ -136,10 +138,9 @@ describe('checksums', () => {
     const schema = newSchema()
     const m = await mount(schema)
     await m.store('s1', turn(0, 1))
-    const { recordCrc } = await import('../src/checksum.ts')
     const rows = await sql<{ body: string; crc: number }>(database(), `SELECT body, crc::float8 AS crc FROM ${table(schema, 'logbook_events')} UNION ALL SELECT header, crc::float8 FROM ${table(schema, 'logbook_sessions')}`)
     expect(rows.length).toBe(5)
-    for (const row of rows) expect(row.crc).toBe(recordCrc(row.body))
+    for (const row of rows) expect(row.crc).toBe(recordChecksum(row.body))
   })
 })
 

@@ -17,6 +17,7 @@ import {
   type LockInfo,
   type LockOwner,
   type LockToken,
+  type MigrationResult,
   type PersistenceBackend,
   type PersistenceCapabilities,
   type PhysicalScan,
@@ -26,6 +27,7 @@ import {
 import { StoreConnection, type ConnectionOptions, type Statement } from './connection.ts'
 import { rowParams } from './event-rows.ts'
 import { breakLease, dropLease, readLease, requireLease, takeLease } from './lease.ts'
+import { keepCopy, migrateStore } from './keep-original.ts'
 import { listSessions } from './listing.ts'
 import { readCheckpointRow, writeCheckpointRow } from './projection-checkpoints.ts'
 import { cutRows, scanSession, type ScanState } from './scan.ts'
@@ -176,6 +178,20 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
       this.rowCounts.set(id, { revision, rows })
       return { nextSeq: marker, revision, physicalLength: rows }
     })
+  }
+
+  async backup(token: LockToken, signal: AbortSignal): Promise<string> {
+    throwIfAborted(signal)
+    await this.verifyLock(token, signal)
+    return keepCopy(this.connection, 'bak')
+  }
+
+  async migrate(token: LockToken, verify: (id: string, scan: PhysicalScan<number>) => void, signal: AbortSignal): Promise<MigrationResult> {
+    throwIfAborted(signal)
+    await this.verifyLock(token, signal)
+    const { sessions, original } = await migrateStore(this.connection, () => this.scanState(), token.owner.ownerId, verify)
+    this.rowCounts.clear()
+    return { sessions, original, scope: 'store' }
   }
 
   async remove(token: LockToken, expectRevision: string, signal: AbortSignal): Promise<{ readonly location?: string }> {

@@ -1,15 +1,18 @@
 /**
- * The one connection of a backend instance (02 §6): file checks before opening, pragmas read back, identity checked
- * at start and whenever `schema_version` moves, the file created only by the first write, and every statement run
- * inside a deferred (read) or `BEGIN IMMEDIATE` (write) transaction with SQLite failures mapped to persistence codes.
+ * The one connection of a backend instance (02 §6): file checks before opening, an existing file identified on a
+ * read-only connection before a read-write one may touch it, pragmas read back, identity checked at start and
+ * whenever `schema_version` moves, the file created whole only by the first write, and every statement run inside a
+ * deferred (read) or `BEGIN IMMEDIATE` (write) transaction with SQLite failures mapped to persistence codes.
  */
 
 import Database from 'better-sqlite3'
 import { SessionPersistenceError } from '@logbook/session-persistence'
-import { checkStorePath, createStoreFile } from './file-checks.ts'
-import { checkIdentity, createSchema, type StoreIdentity } from './identity.ts'
+import { createStoreFile } from './create-store.ts'
+import { checkStorePath } from './file-checks.ts'
+import { identifyFile } from './file-identity.ts'
+import { checkIdentity, createSchema, LOGBOOK_SCHEMA_VERSION, type SchemaVersion, type StoreIdentity } from './identity.ts'
 import { applyPragmas, type PragmaSettings } from './pragmas.ts'
-import { sql, type StatementName } from './sql.ts'
+import { sql, versioned, type StatementName } from './sql.ts'
 
 /** Everything the connection needs from the validated plugin config. */
 export interface ConnectionOptions extends PragmaSettings {
@@ -67,6 +70,11 @@ export class StoreConnection {
     return this.identity?.kind === 'store' ? this.identity.storeId : undefined
   }
 
+  /** The schema version of the store as last checked (2 for a store still to be created). */
+  get version(): SchemaVersion {
+    return this.identity?.kind === 'store' ? this.identity.version : 2
+  }
+
   /**
    * Validate the configured store without creating anything: file checks, then (file present) open, pragmas and the
    * identity check. `:memory:` opens at once.
@@ -74,11 +82,11 @@ export class StoreConnection {
    */
   start(): void {
     if (this.path === ':memory:') {
-      this.open(false)
+      this.open()
       return
     }
     const { fileExists } = checkStorePath(this.path, this.options.checkPermissions)
-    if (fileExists) this.open(false)
+    if (fileExists) this.open()
   }
 
   /** Whether a database is open (a file-backed store without its file has none until the first write). */
@@ -96,7 +104,7 @@ export class StoreConnection {
       if (this.closed) throw this.closedError()
       const { fileExists } = checkStorePath(this.path, this.options.checkPermissions)
       if (!fileExists) return undefined
-      this.open(false)
+      this.open()
     }
     return this.transaction('begin-deferred', () => {
       this.checkSchemaVersion()
@@ -114,14 +122,15 @@ export class StoreConnection {
     if (this.db === undefined) {
       if (this.closed) throw this.closedError()
       const { fileExists } = checkStorePath(this.path, this.options.checkPermissions)
-      const created = fileExists ? false : createStoreFile(this.path, this.options.synchronous === 'full')
-      this.open(created)
+      if (!fileExists) createStoreFile(this.path, this.options.synchronous === 'full')
+      this.open()
     }
     return this.transaction('begin-immediate', () => {
       this.checkSchemaVersion()
       const now = Date.now()
       if (this.identity?.kind === 'pristine') {
-        this.identity = { kind: 'store', storeId: createSchema(this.db!, now) }
+        // Only `:memory:` starts pristine: nobody else can see it while its schema is made.
+        this.identity = { kind: 'store', storeId: createSchema(this.db!, now), version: LOGBOOK_SCHEMA_VERSION }
         this.schemaVersion = this.stmt('select-schema-version').pluck().get() as number
       }
       return fn(this.stmt, now)
@@ -145,12 +154,37 @@ export class StoreConnection {
     if (db?.open === true) db.close()
   }
 
-  /** The prepared statement `name` (cached per connection). */
+  /**
+   * Run `fn` in one `BEGIN IMMEDIATE` transaction on the raw database (a schema migration), then re-read the
+   * identity so later statements follow the new version. @throws what `fn` throws (rolled back), `STORE_IO`.
+   */
+  migrate<T>(fn: (db: Database.Database, stmt: (name: StatementName) => Statement) => T): T {
+    if (this.db === undefined) throw this.closedError()
+    const result = this.transaction('begin-immediate', () => {
+      this.checkSchemaVersion()
+      return fn(this.db!, this.stmt)
+    })
+    this.transaction('begin-deferred', () => this.checkSchemaVersion(true))
+    return result
+  }
+
+  /** `VACUUM INTO` the new empty file `target` (outside any transaction): a consistent copy of the whole database. */
+  vacuumInto(target: string): void {
+    if (this.db === undefined) throw this.closedError()
+    try {
+      this.db.prepare(sql('vacuum-into')).run({ path: target })
+    } catch (error) {
+      throw mapStoreError(error, this.path)
+    }
+  }
+
+  /** The prepared statement `name` in the form the store's schema version needs (cached per connection). */
   private readonly stmt = (name: StatementName): Statement => {
-    let statement = this.statements.get(name)
+    const file = versioned(name, this.version)
+    let statement = this.statements.get(file)
     if (statement === undefined) {
-      statement = this.db!.prepare(sql(name)) as Statement
-      this.statements.set(name, statement)
+      statement = this.db!.prepare(sql(file)) as Statement
+      this.statements.set(file, statement)
     }
     return statement
   }
@@ -159,11 +193,14 @@ export class StoreConnection {
     return new SessionPersistenceError('STORE_IO', `store ${this.path} is closed`, { location: this.path })
   }
 
-  private open(fresh: boolean): void {
+  /** Open the connection: an existing file only once `identifyFile` found a store of ours in it (02 §6, D). */
+  private open(): void {
     let db: Database.Database | undefined
     try {
-      db = new Database(this.path, { timeout: this.options.busyTimeoutMs, fileMustExist: this.path !== ':memory:' })
-      applyPragmas(db, this.path, this.options, fresh)
+      const memory = this.path === ':memory:'
+      if (!memory) identifyFile(this.path, this.options.busyTimeoutMs)
+      db = new Database(this.path, { timeout: this.options.busyTimeoutMs, fileMustExist: !memory })
+      applyPragmas(db, this.path, this.options)
       this.db = db
       this.transaction('begin-immediate', () => this.checkSchemaVersion(true))
     } catch (error) {
@@ -179,7 +216,7 @@ export class StoreConnection {
     const version = this.stmt('select-schema-version').pluck().get() as number
     if (!force && version === this.schemaVersion) return
     const previous = this.identity
-    const identity = checkIdentity(this.db!, this.path)
+    const identity = checkIdentity(this.db!, this.path, this.path === ':memory:')
     if (previous?.kind === 'store' && (identity.kind !== 'store' || identity.storeId !== previous.storeId)) {
       throw new SessionPersistenceError('STORE_INCOMPATIBLE', `store ${this.path} was replaced while open`, {
         location: this.path,

@@ -1,11 +1,12 @@
 /**
- * Event rows as §4.1 records (02 §6 "Defects"): a row is decoded once and checked against its own columns; the
- * backend adds the two SQLite-only defects (rows at or beyond `next_seq`, rows missing below it). A record's marker
- * is the seq the valid prefix would end at if the record were the first defect, i.e. the end of the previous row.
+ * Event rows as §4.1 records (02 §6 "Defects"): a row's checksum is recomputed first (schema version 2), then it is
+ * decoded once and checked against its own columns; the backend adds the two SQLite-only defects (rows at or beyond
+ * `next_seq`, rows missing below it). A record's marker is the seq the valid prefix would end at if the record were
+ * the first defect, i.e. the end of the previous row.
  */
 
 import { CHUNK_ROW_TAGS, isSurfaceType, type SessionEvent } from '@logbook/session'
-import { decodeRecordValue, isTurnEndEvidence, type EncodedRecord, type RecordResult, type ScanRecord } from '@logbook/session-persistence'
+import { checksumProblem, decodeRecordValue, recordChecksum, type EncodedRecord, type RecordResult, type ScanRecord } from '@logbook/session-persistence'
 
 /** One `logbook_events` row as selected by `select-events-from.sql`. */
 export interface EventRow {
@@ -15,15 +16,17 @@ export interface EventRow {
   readonly type: string
   readonly time: number
   readonly body: string
+  /** Schema version 2: the body's checksum (`null` when missing); absent from version-1 rows, which have none. */
+  readonly crc?: number | null
 }
 
 /**
  * A row decoded and checked: when valid, the codec's result (its events, the `packed` flag and the run the
- * coordinator's fast path relies on) and the last member's time, else why not and whether it is turn/end evidence.
+ * coordinator's fast path relies on) and the last member's time, else why not.
  */
 export type CheckedRow =
   | { readonly ok: true; readonly lastTime: number; readonly result: RecordResult & { readonly ok: true } }
-  | { readonly ok: false; readonly reason: string; readonly turnEndEvidence: boolean }
+  | { readonly ok: false; readonly reason: string }
 
 const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['type', 'seq', 'time', 'data', 'ignorable', 'surfaceOp', 'sourceEventSeqs'])
 const TYPE_PATTERN = /^[a-z0-9][a-z0-9_-]*(\/[a-z0-9][a-z0-9_-]*)+$/
@@ -63,19 +66,23 @@ export function coveredBy(row: EventRow): number {
 }
 
 /**
- * Decode a row body and check it against the row's `seq`, `last_seq`, `kind`, `type` and `time` columns. Envelope
- * rules are the coordinator's; `checkEnvelopes` also applies them (used by the cut's re-classification).
+ * Check a row's checksum (when its schema has one), decode its body and check it against the row's `seq`,
+ * `last_seq`, `kind`, `type` and `time` columns. Envelope rules are the coordinator's; `checkEnvelopes` also applies
+ * them (used by the cut's check of the row it keeps last).
  */
 export function checkRow(row: EventRow, checkEnvelopes = false): CheckedRow {
+  if (row.crc !== undefined) {
+    const mismatch = checksumProblem(row.crc, recordChecksum(row.body))
+    if (mismatch !== undefined && !mismatch.ok) return failed(row, mismatch.reason)
+  }
   let value: unknown
   try {
     value = JSON.parse(row.body)
   } catch {
-    return failed(row, 'body is not valid JSON', false)
+    return failed(row, 'body is not valid JSON')
   }
-  const evidence = isTurnEndEvidence(value)
   const decoded = decodeRecordValue(value)
-  if (!decoded.ok) return failed(row, decoded.reason, evidence)
+  if (!decoded.ok) return failed(row, decoded.reason)
   const { run } = decoded
   // A packed row's ends come from the run itself: its members stay unbuilt (01 §10).
   const events = run === undefined ? decoded.events : undefined
@@ -98,19 +105,19 @@ export function checkRow(row: EventRow, checkEnvelopes = false): CheckedRow {
             : first.time !== row.time
               ? `body time ${String(first.time)} differs from time column ${row.time}`
               : undefined
-  if (problem !== undefined) return failed(row, problem, evidence)
+  if (problem !== undefined) return failed(row, problem)
   if (checkEnvelopes) {
     for (const event of decoded.events) {
       const envelope = envelopeProblem(event)
-      if (envelope !== undefined) return failed(row, envelope, evidence)
+      if (envelope !== undefined) return failed(row, envelope)
     }
   }
   return { ok: true, lastTime: last!.time as number, result: decoded }
 }
 
 /** A row that is a defect: `row at seq <seq>: <reason>`. (A module function: no closure per row on the hot path.) */
-function failed(row: EventRow, reason: string, turnEndEvidence: boolean): CheckedRow {
-  return { ok: false, reason: `row at seq ${row.seq}: ${reason}`, turnEndEvidence }
+function failed(row: EventRow, reason: string): CheckedRow {
+  return { ok: false, reason: `row at seq ${row.seq}: ${reason}` }
 }
 
 /** The scan record of a checked row (`marker` = the end of the previous row). */
@@ -131,5 +138,6 @@ export function rowParams(sessionId: string, record: EncodedRecord): Record<stri
     type: record.type,
     time: record.time,
     body: record.text,
+    crc: record.crc,
   }
 }

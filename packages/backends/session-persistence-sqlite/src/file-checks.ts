@@ -1,9 +1,9 @@
 /**
- * File checks of the SQLite store (02 §6 "File checks"): run before the database is opened, and the one place that
- * creates the file (`wx`, 0600, parent 0700) at the first write. Reads never create anything.
+ * File checks of the SQLite store (02 §6 "File checks"): run before the database is opened (create-store.ts makes
+ * the file at the first write). Reads never create anything.
  */
 
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, type Stats } from 'node:fs'
+import { lstatSync, type Stats } from 'node:fs'
 import { dirname } from 'node:path'
 import { SessionPersistenceError } from '@logbook/session-persistence'
 
@@ -72,38 +72,4 @@ export function checkStorePath(path: string, checkPermissions: boolean): { fileE
     })
   }
   return { fileExists: true }
-}
-
-/**
- * Create the empty database file with mode 0600 (parent directories 0700), fsyncing the parent directory when
- * `durable`. An existing file (another process won the race) is left alone and reported as `false`.
- * @throws SessionPersistenceError `STORE_IO` when a directory or the file cannot be created.
- */
-export function createStoreFile(path: string, durable: boolean): boolean {
-  const parent = dirname(path)
-  try {
-    mkdirSync(parent, { recursive: true, mode: 0o700 })
-    let fd: number
-    try {
-      fd = openSync(path, 'wx', 0o600)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
-      throw error
-    }
-    closeSync(fd)
-    if (durable && POSIX) {
-      const dirFd = openSync(parent, 'r')
-      try {
-        fsyncSync(dirFd)
-      } finally {
-        closeSync(dirFd)
-      }
-    }
-    return true
-  } catch (error) {
-    throw new SessionPersistenceError('STORE_IO', `cannot create store file ${path}: ${(error as Error).message}`, {
-      location: path,
-      cause: error,
-    })
-  }
 }

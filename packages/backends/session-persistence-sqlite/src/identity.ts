@@ -1,21 +1,28 @@
 /**
- * Store identity (02 §6 "Identity"): `application_id` 0x4C4F4742 ("LOGB"), `user_version` 1, and a schema equal
- * to the reference set in `resources/sql`. A pristine database (id 0, version 0, no objects) becomes a store at the
- * first write; anything else that is not exactly this store is refused.
+ * Store identity (02 §6 "Identity"): `application_id` 0x4C4F4742 ("LOGB"), `user_version` 1 (no checksums) or 2
+ * (a `crc` on every header and event row), and a schema equal to the reference set of that version. Only `:memory:`
+ * starts pristine; a file becomes a store when this backend creates it (create-store.ts), and anything else that is
+ * not exactly a store of a version this build reads is refused.
  */
 
 import { randomUUID } from 'node:crypto'
-import type Database from 'better-sqlite3'
+import Database from 'better-sqlite3'
 import { SessionPersistenceError } from '@logbook/session-persistence'
-import { normaliseSql, SCHEMA_STATEMENTS, sql } from './sql.ts'
+import { MIGRATION_V2_STATEMENTS, normaliseSql, SCHEMA_STATEMENTS, sql, type StatementName } from './sql.ts'
 
 /** `application_id` of every Logbook SQLite store: the ASCII bytes "LOGB". */
 export const LOGBOOK_APPLICATION_ID = 0x4c4f4742
-/** `user_version` (schema layout) this build reads and writes; there are no migrations in v1. */
-export const LOGBOOK_SCHEMA_VERSION = 1
+/** `user_version` this build writes: checksums on every record. */
+export const LOGBOOK_SCHEMA_VERSION = 2
+/** The oldest `user_version` this build reads (written the old way until `migrate`). */
+export const OLDEST_SCHEMA_VERSION = 1
+/** A schema version this build reads. */
+export type SchemaVersion = 1 | 2
 
-/** What the identity check found: a pristine database, or a Logbook store with its id. */
-export type StoreIdentity = { readonly kind: 'pristine' } | { readonly kind: 'store'; readonly storeId: string }
+/** What the identity check found: a pristine `:memory:` database, or a Logbook store with its id and version. */
+export type StoreIdentity =
+  | { readonly kind: 'pristine' }
+  | { readonly kind: 'store'; readonly storeId: string; readonly version: SchemaVersion }
 
 interface SchemaObject {
   readonly type: string
@@ -24,19 +31,26 @@ interface SchemaObject {
   readonly sql: string | null
 }
 
-let reference: ReadonlyMap<string, string> | undefined
+/** The DDL that builds the schema of `version`, in order. */
+function schemaSteps(version: SchemaVersion): readonly StatementName[] {
+  return version === 1 ? SCHEMA_STATEMENTS : [...SCHEMA_STATEMENTS, ...MIGRATION_V2_STATEMENTS]
+}
 
-/** Name → normalised SQL of every object the reference schema creates. */
-function referenceSchema(): ReadonlyMap<string, string> {
+const references = new Map<SchemaVersion, ReadonlyMap<string, string>>()
+
+/** Name → normalised stored SQL of every object of the `version` schema, read back from a scratch database. */
+function referenceSchema(version: SchemaVersion): ReadonlyMap<string, string> {
+  let reference = references.get(version)
   if (reference === undefined) {
-    const map = new Map<string, string>()
-    for (const name of SCHEMA_STATEMENTS) {
-      const text = sql(name)
-      const match = /^CREATE\s+(?:TABLE|INDEX)\s+(\w+)/i.exec(text)
-      if (match === null) throw new Error(`resources/sql/${name}.sql is not a CREATE TABLE or CREATE INDEX statement`)
-      map.set(match[1]!, normaliseSql(text))
+    const scratch = new Database(':memory:')
+    try {
+      for (const name of schemaSteps(version)) scratch.exec(sql(name))
+      const objects = scratch.prepare(sql('select-schema-objects')).all() as SchemaObject[]
+      reference = new Map(objects.map(o => [o.name, normaliseSql(o.sql ?? '')]))
+    } finally {
+      scratch.close()
     }
-    reference = map
+    references.set(version, reference)
   }
   return reference
 }
@@ -44,41 +58,46 @@ function referenceSchema(): ReadonlyMap<string, string> {
 const incompatible = (path: string, message: string, details: Record<string, unknown>): SessionPersistenceError =>
   new SessionPersistenceError('STORE_INCOMPATIBLE', `store ${path}: ${message}`, { location: path, details })
 
+/** `STORE_FOREIGN` naming the file: `store <path> is not a Logbook store (<why>)`. */
+export function foreignStore(path: string, why: string, details: Record<string, unknown> = {}): SessionPersistenceError {
+  return new SessionPersistenceError('STORE_FOREIGN', `store ${path} is not a Logbook store (${why})`, { location: path, details })
+}
+
 /**
- * Check the identity of the open database; call it inside a transaction so the answer cannot change underneath.
- * @throws SessionPersistenceError `STORE_FOREIGN` (not a Logbook store), `STORE_INCOMPATIBLE` (other layout version,
- * with `details.direction`, or objects that differ from the reference schema).
+ * Check the identity of the open database (read-only or not); call it inside a transaction so the answer cannot
+ * change underneath. `allowPristine` only for `:memory:`.
+ * @throws SessionPersistenceError `STORE_FOREIGN` (not a Logbook store), `STORE_INCOMPATIBLE` (a version this build
+ * does not read, with `details.direction`, or objects that differ from the reference schema).
  */
-export function checkIdentity(db: Database.Database, path: string): StoreIdentity {
+export function checkIdentity(db: Database.Database, path: string, allowPristine = false): StoreIdentity {
   const applicationId = db.pragma('application_id', { simple: true }) as number
   const userVersion = db.pragma('user_version', { simple: true }) as number
   const objects = (db.prepare(sql('count-schema-objects')).get() as { n: number }).n
-  if (applicationId === 0 && userVersion === 0 && objects === 0) return { kind: 'pristine' }
-  if (applicationId !== LOGBOOK_APPLICATION_ID) {
-    throw new SessionPersistenceError(
-      'STORE_FOREIGN',
-      `store ${path} is not a Logbook store (application_id ${applicationId}, ${objects} schema objects)`,
-      { location: path, details: { applicationId, userVersion } },
-    )
+  if (applicationId === 0 && userVersion === 0 && objects === 0) {
+    if (allowPristine) return { kind: 'pristine' }
+    throw foreignStore(path, 'an empty SQLite database Logbook did not create', { applicationId, userVersion })
   }
-  if (userVersion !== LOGBOOK_SCHEMA_VERSION) {
+  if (applicationId !== LOGBOOK_APPLICATION_ID) {
+    throw foreignStore(path, `application_id ${applicationId}, ${objects} schema objects`, { applicationId, userVersion })
+  }
+  if (userVersion !== 1 && userVersion !== 2) {
     const direction = userVersion > LOGBOOK_SCHEMA_VERSION ? 'newer' : 'older'
     const message = direction === 'newer'
       ? `written by a newer Logbook (schema version ${userVersion}, this build reads ${LOGBOOK_SCHEMA_VERSION}): upgrade Logbook`
-      : `schema version ${userVersion}, older than ${LOGBOOK_SCHEMA_VERSION}; there is no upgrade path`
+      : `schema version ${userVersion}, older than ${OLDEST_SCHEMA_VERSION}; there is no upgrade path`
     throw incompatible(path, message, { direction, found: userVersion, supported: LOGBOOK_SCHEMA_VERSION })
   }
-  checkSchemaObjects(db, path)
+  checkSchemaObjects(db, path, userVersion)
   const row = db.prepare(sql('select-store')).get() as { store_id: unknown } | undefined
   if (row === undefined || typeof row.store_id !== 'string' || row.store_id === '') {
     throw incompatible(path, 'the logbook_store row is missing', { object: 'logbook_store' })
   }
-  return { kind: 'store', storeId: row.store_id }
+  return { kind: 'store', storeId: row.store_id, version: userVersion }
 }
 
-/** Compare every stored table, index, trigger and view with the reference set, exactly. */
-function checkSchemaObjects(db: Database.Database, path: string): void {
-  const expected = referenceSchema()
+/** Compare every stored table, index, trigger and view with the reference set of `version`, exactly. */
+function checkSchemaObjects(db: Database.Database, path: string, version: SchemaVersion): void {
+  const expected = referenceSchema(version)
   const found = db.prepare(sql('select-schema-objects')).all() as SchemaObject[]
   const seen = new Set<string>()
   for (const object of found) {
@@ -87,7 +106,7 @@ function checkSchemaObjects(db: Database.Database, path: string): void {
       throw incompatible(path, `unexpected ${object.type} ${object.name}`, { object: object.name })
     }
     if (object.sql === null || normaliseSql(object.sql) !== wanted) {
-      throw incompatible(path, `${object.type} ${object.name} differs from this build's schema`, { object: object.name })
+      throw incompatible(path, `${object.type} ${object.name} differs from this build's schema (version ${version})`, { object: object.name })
     }
     seen.add(object.name)
   }
@@ -97,14 +116,21 @@ function checkSchemaObjects(db: Database.Database, path: string): void {
 }
 
 /**
- * Turn a pristine database into a store: the reference schema, the identity pragmas and a store row with a fresh
- * UUID. Call it inside the `BEGIN IMMEDIATE` transaction that re-checked the database is pristine.
+ * Turn a pristine database into a store of the current version: the reference schema, the identity pragmas and a
+ * store row with a fresh UUID. Call it inside a `BEGIN IMMEDIATE` transaction on a database nobody else can see yet
+ * (a file being created, or `:memory:`).
  */
 export function createSchema(db: Database.Database, now: number): string {
-  for (const name of SCHEMA_STATEMENTS) db.prepare(sql(name)).run()
+  for (const name of schemaSteps(LOGBOOK_SCHEMA_VERSION)) db.prepare(sql(name)).run()
   db.pragma(`application_id = ${LOGBOOK_APPLICATION_ID}`)
   db.pragma(`user_version = ${LOGBOOK_SCHEMA_VERSION}`)
   const storeId = randomUUID()
   db.prepare(sql('insert-store')).run({ storeId, createdAt: now })
   return storeId
+}
+
+/** Add the version-2 columns to a version-1 schema and mark it version 2; call inside the migration transaction. */
+export function upgradeSchemaToV2(db: Database.Database): void {
+  for (const name of MIGRATION_V2_STATEMENTS) db.prepare(sql(name)).run()
+  db.pragma(`user_version = ${LOGBOOK_SCHEMA_VERSION}`)
 }

@@ -23,7 +23,7 @@ interface LeaseRow {
   readonly acquired_at: number
 }
 
-type Stmt = (name: 'select-lease' | 'insert-lease' | 'delete-lease') => Statement
+type Stmt = (name: 'select-lease' | 'insert-lease' | 'delete-lease' | 'select-leases') => Statement
 
 /** The holder recorded in a lease row. */
 function holderOf(row: LeaseRow): LockOwner {
@@ -33,6 +33,17 @@ function holderOf(row: LeaseRow): LockOwner {
     host: row.host,
     processStart: row.process_start,
     acquiredAt: row.acquired_at,
+  }
+}
+
+/**
+ * Refuse when any lease not owned by `ownerId` has a live holder (a whole-store operation needs every session free).
+ * Call inside a transaction. @throws SessionPersistenceError `SESSION_LOCKED` naming the first such session.
+ */
+export function requireNoOtherLease(stmt: Stmt, ownerId: string, location?: string): void {
+  for (const row of stmt('select-leases').all() as LeaseRow[]) {
+    const holder = holderOf(row)
+    if (holder.ownerId !== ownerId && !isHolderDead(holder)) throw processLockedError(row.session_id, holder, location)
   }
 }
 

@@ -14,7 +14,7 @@ import {
   type SessionSummary,
 } from '@logbook/session-persistence'
 import type { Statement } from './connection.ts'
-import { headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
+import { headerChecksumProblem, headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
 
 /** The parameters `list-sessions.sql` binds for a query (`limit` −1: no limit; rows are filtered while read). */
 function listParams(query: BackendListQuery): Record<string, string | number | null> {
@@ -32,8 +32,12 @@ function listParams(query: BackendListQuery): Record<string, string | number | n
 
 /** The summary of a row, or the error that prevents one (format, header shape, column agreement). */
 function summarise(row: SessionRow, storeId: string, location: string | undefined): SessionSummary | Error {
-  const header = parseHeader(row)
   const where = location === undefined ? {} : { location }
+  const defect = headerChecksumProblem(row)
+  if (defect !== undefined) {
+    return new SessionPersistenceCorruptionError(`session "${row.id}": ${defect}`, { sessionId: row.id, ...where, detail: defect })
+  }
+  const header = parseHeader(row)
   if (header === undefined) {
     return new SessionPersistenceCorruptionError(`session "${row.id}": stored header is not valid JSON`, {
       sessionId: row.id,

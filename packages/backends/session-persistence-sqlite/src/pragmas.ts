@@ -58,13 +58,12 @@ function setJournalMode(db: Database.Database, mode: string, busyTimeoutMs: numb
 }
 
 /**
- * Apply and verify every pragma of 02 §6 on a freshly opened connection. `fresh` (the file was just created, still
- * empty) also sets the page size, which only an empty database accepts.
+ * Apply and verify every pragma of 02 §6 on a freshly opened connection to a store of ours (a new file gets its page
+ * size when it is built, create-store.ts).
  * @throws SessionPersistenceError `STORE_UNSAFE` when a pragma does not read back as set.
  */
-export function applyPragmas(db: Database.Database, path: string, settings: PragmaSettings, fresh: boolean): void {
+export function applyPragmas(db: Database.Database, path: string, settings: PragmaSettings): void {
   const memory = path === ':memory:'
-  if (fresh && !memory) db.pragma(`page_size = ${NEW_DATABASE_PAGE_SIZE}`)
   const busy = Math.trunc(settings.busyTimeoutMs)
   db.pragma(`busy_timeout = ${busy}`)
   const busyActual = readBack(db, 'busy_timeout')

@@ -4,11 +4,10 @@
  * ending before `s`, so it never walks the whole log.
  */
 
-import type { SessionEvent } from '@logbook/session'
 import { SessionPersistenceError, type PhysicalScan, type ScanRecord } from '@logbook/session-persistence'
 import type { Statement } from './connection.ts'
 import { checkRow, coveredBy, scanRecord, type EventRow } from './event-rows.ts'
-import { headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
+import { headerChecksumProblem, headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
 import type { StatementName } from './sql.ts'
 
 type Stmt = (name: StatementName) => Statement
@@ -23,9 +22,6 @@ export interface ScanState {
   readonly rowCounts: Map<string, { readonly revision: string; readonly rows: number }>
   readonly countRead: (rows: number) => void
 }
-
-const isTurnEnd = (events: readonly SessionEvent[]): boolean =>
-  events.length === 1 && events[0]!.type === 'turn/end' && Number.isSafeInteger(events[0]!.seq)
 
 /**
  * One record per row from `end` on, plus the SQLite-only defects (beyond `next_seq`, missing rows). Rows are consumed
@@ -47,20 +43,15 @@ function rowRecords(rows: Iterable<EventRow>, nextSeq: number, start: number, fr
       startSeq = Math.min(row.seq, Math.max(start, fromSeq))
       end = startSeq
     }
-    const checked = checkRow(row)
     if (row.last_seq >= nextSeq) {
       records.push({
         marker: end,
         complete: true,
-        result: {
-          ok: false,
-          reason: `row at seq ${row.seq} reaches beyond the stored next seq ${nextSeq}`,
-          turnEndEvidence: checked.ok ? isTurnEnd(checked.result.events) : checked.turnEndEvidence,
-        },
+        result: { ok: false, reason: `row at seq ${row.seq} reaches beyond the stored next seq ${nextSeq}` },
         eventCount: coveredBy(row),
       })
     } else {
-      records.push(scanRecord(end, row, checked))
+      records.push(scanRecord(end, row, checkRow(row)))
     }
     end = Math.max(end, row.last_seq + 1)
   }
@@ -72,7 +63,7 @@ function rowRecords(rows: Iterable<EventRow>, nextSeq: number, start: number, fr
     records.push({
       marker: end,
       complete: true,
-      result: { ok: false, reason: `rows from seq ${end} below the stored next seq ${nextSeq} are missing`, turnEndEvidence: false },
+      result: { ok: false, reason: `rows from seq ${end} below the stored next seq ${nextSeq} are missing` },
     })
   }
   return { records, startSeq, rowCount }
@@ -88,6 +79,7 @@ export function scanSession(stmt: Stmt, id: string, fromSeq: number | undefined,
   if (session === undefined) return undefined
   const header = parseHeader(session)
   const headerProblem = header === undefined ? undefined : headerColumnProblem(session, header)
+  const headerDefect = headerChecksumProblem(session)
   const revision = revisionToken(state.storeId, session.incarnation, session.revision)
   const seek = fromSeq !== undefined && fromSeq > 0
   const from = seek ? Math.max(0, fromSeq - SEEK_WINDOW) : 0
@@ -105,6 +97,8 @@ export function scanSession(stmt: Stmt, id: string, fromSeq: number | undefined,
   return {
     header,
     ...(headerProblem === undefined ? {} : { headerProblem }),
+    ...(headerDefect === undefined ? {} : { headerDefect }),
+    checksums: session.crc !== undefined,
     storeId: state.storeId,
     incarnation: session.incarnation,
     revision,
@@ -122,30 +116,23 @@ const stale = (id: string, marker: number, why: string): SessionPersistenceError
   })
 
 /**
- * Inside the cut transaction: re-classify from the last valid row, require that the first defect is still at
- * `marker`, then delete every row after that valid row and a checkpoint at or beyond `marker`. Returns the new
- * `updated_at` (time of the new last event, `created_at` with none).
+ * Inside the cut transaction: the marker must start a record — a row ending right before it (or the log's start) and
+ * none straddling it — then every row from it and a checkpoint at or beyond it are deleted. Staleness of the scan is
+ * the caller's revision check. Returns the new `updated_at` (time of the new last event, `created_at` with none).
  * @throws SessionPersistenceError `SESSION_CONFLICT` "repair is stale"; nothing is deleted.
  */
 export function cutRows(stmt: Stmt, session: SessionRow, marker: number): number {
   const id = session.id
   if (!Number.isSafeInteger(marker) || marker < 0 || marker > session.next_seq) throw stale(id, marker, 'not a seq of this log')
-  let keepThrough = -1
   let updatedAt = session.created_at
   if (marker > 0) {
     const last = stmt('select-event-before').get({ sessionId: id, beforeSeq: marker }) as EventRow | undefined
-    if (last === undefined || last.last_seq !== marker - 1) throw stale(id, marker, 'no valid row ends right before it')
+    if (last === undefined || last.last_seq !== marker - 1) throw stale(id, marker, 'no row ends right before it')
     const checked = checkRow(last, true)
     if (!checked.ok) throw stale(id, marker, 'the row before it is not valid')
-    keepThrough = last.seq
     updatedAt = checked.lastTime
   }
-  const next = stmt('select-events-from').get({ sessionId: id, fromSeq: keepThrough + 1 }) as EventRow | undefined
-  const defect = next === undefined
-    ? session.next_seq > marker
-    : next.seq !== marker || next.last_seq >= session.next_seq || !checkRow(next, true).ok
-  if (!defect) throw stale(id, marker, 'the log is valid there')
-  stmt('delete-events-from').run({ sessionId: id, fromSeq: keepThrough + 1 })
+  stmt('delete-events-from').run({ sessionId: id, fromSeq: marker })
   stmt('delete-checkpoint-from').run({ sessionId: id, fromSeq: marker })
   return updatedAt
 }

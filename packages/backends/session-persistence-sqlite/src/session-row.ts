@@ -5,6 +5,7 @@
  */
 
 import type { SessionHeader } from '@logbook/session'
+import { checksumProblem, recordChecksum } from '@logbook/session-persistence'
 import type { Statement } from './connection.ts'
 import type { CommitState } from './types.ts'
 
@@ -20,6 +21,15 @@ export interface SessionRow {
   readonly next_seq: number
   readonly updated_at: number
   readonly revision: number
+  /** Schema version 2: the header text's checksum (`null` when missing); absent from version-1 rows. */
+  readonly crc?: number | null
+}
+
+/** `header checksum mismatch (…)` when the row's header text fails its checksum, else `undefined` (or no checksum). */
+export function headerChecksumProblem(row: SessionRow): string | undefined {
+  if (row.crc === undefined) return undefined
+  const problem = checksumProblem(row.crc, recordChecksum(row.header))
+  return problem === undefined || problem.ok ? undefined : `header ${problem.reason}`
 }
 
 /** The opaque revision token of a stored state (02 §4.4). */
@@ -62,14 +72,16 @@ export function headerColumnProblem(row: SessionRow, header: unknown): string | 
 
 /** The parameters `insert-session.sql` binds for a new session. */
 export function sessionParams(header: SessionHeader, incarnation: string): Record<string, string | number | null> {
+  const text = JSON.stringify(header)
   return {
     id: header.id,
     version: header.version,
     createdAt: header.createdAt,
     cwd: header.cwd ?? null,
     parentSession: header.parentSession ?? null,
-    header: JSON.stringify(header),
+    header: text,
     incarnation,
+    crc: recordChecksum(text),
   }
 }
 

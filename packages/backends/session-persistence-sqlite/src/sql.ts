@@ -17,9 +17,35 @@ export const SCHEMA_STATEMENTS = [
   'create-index-sessions-by-cwd',
 ] as const
 
+/**
+ * The steps from schema version 1 to 2 (checksums): a `crc` column on the header and event rows. A new store runs
+ * the version-1 DDL and then these, so every store of one version has the same stored schema text.
+ */
+export const MIGRATION_V2_STATEMENTS = ['migrate-v2-sessions-crc', 'migrate-v2-events-crc'] as const
+
+/** The statements whose version-2 form (`<name>-v2`) reads or writes the `crc` columns. */
+const VERSIONED = new Set<string>(['select-session', 'list-sessions', 'select-events-from', 'select-event-before', 'insert-session', 'insert-event'])
+
+/** Statement `name` as the schema of `version` needs it: the `-v2` file where the crc columns matter. */
+export function versioned(name: StatementName, version: number): StatementName {
+  return version >= 2 && VERSIONED.has(name) ? `${name}-v2` as StatementName : name
+}
+
 /** Every statement name; each is a file `resources/sql/<name>.sql`. */
 export type StatementName =
   | (typeof SCHEMA_STATEMENTS)[number]
+  | (typeof MIGRATION_V2_STATEMENTS)[number]
+  | 'select-session-v2'
+  | 'list-sessions-v2'
+  | 'select-events-from-v2'
+  | 'select-event-before-v2'
+  | 'insert-session-v2'
+  | 'insert-event-v2'
+  | 'update-session-crc'
+  | 'update-event-crc'
+  | 'select-session-ids'
+  | 'select-leases'
+  | 'vacuum-into'
   | 'select-schema-objects'
   | 'count-schema-objects'
   | 'select-store'

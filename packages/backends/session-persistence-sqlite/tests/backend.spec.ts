@@ -111,7 +111,7 @@ describe('append and scan', () => {
     const damage = sqliteDamage(path)
     damage.corruptRecord('s1', 5, 'seq-gap')
     let scan = (await backend.scan('s1', {}, signal))!
-    expect(firstDefect(scan.records)).toMatchObject({ marker: 7, result: { ok: false, turnEndEvidence: false } })
+    expect(firstDefect(scan.records)).toMatchObject({ marker: 7, result: { ok: false } })
 
     withDatabase(path, db => db.prepare('UPDATE logbook_sessions SET next_seq = 7 WHERE id = ?').run('s1'))
     scan = (await backend.scan('s1', {}, signal))!
@@ -151,9 +151,10 @@ describe('cut', () => {
     expect(after.revision).toBe(result.revision)
   })
 
-  it('P-104 a cut with a stale marker → SESSION_CONFLICT "repair is stale"; nothing deleted', async () => {
+  it('P-104 a cut at a marker that starts no record, or past the log, → SESSION_CONFLICT "repair is stale"; a stale revision too; nothing deleted', async () => {
     const { token, commit } = await stored('s1', [...turn(0), ...scalars(6, 4)])
-    for (const marker of [2, 5, 7, 10]) {
+    expect((await rejection(backend.cut(token, 6, { ...commit, revision: `${commit.revision}0` }, signal))).code).toBe('SESSION_CONFLICT')
+    for (const marker of [3, 4, 11, 12, -1]) {
       const error = await rejection(backend.cut(token, marker, commit, signal))
       expect(error.code).toBe('SESSION_CONFLICT')
       expect(error.message).toContain('repair is stale')

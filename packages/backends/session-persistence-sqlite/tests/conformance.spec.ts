@@ -6,6 +6,6 @@ runSessionPersistenceConformance({
   name: 'sqlite',
   create: () => createSqliteFixture(),
   destroy: destroySqliteFixture,
-  capabilities: { durableAcrossInstances: true, crossProcess: true, damage: 'rows', killSafe: true, locate: true },
+  capabilities: { durableAcrossInstances: true, crossProcess: true, damage: 'rows', killSafe: true, locate: true, tornTail: false },
   skip: ['crash'],
 })

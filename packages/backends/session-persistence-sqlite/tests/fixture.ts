@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
-import { decodeRecordValue, type LockOwner } from '@logbook/session-persistence'
-import type { DamageKit, StoreFixture } from '@logbook/session-persistence-conformance'
+import { decodeRecordValue, recordChecksum, type LockOwner } from '@logbook/session-persistence'
+import { changeOneDigit, type DamageKit, type StoreFixture } from '@logbook/session-persistence-conformance'
 import SqliteSessionPersistence from '../src/index.ts'
 
 /** The backend module a child process mounts. */
@@ -44,8 +44,21 @@ function sessionOf(db: Database.Database, id: string): RawSession {
   return row
 }
 
-const setBody = (db: Database.Database, id: string, seq: number, body: string): void => {
+/** True when the database has the `crc` columns (schema version 2). */
+const hasChecksums = (db: Database.Database): boolean => (db.pragma('user_version', { simple: true }) as number) >= 2
+
+/** Store `body` at row `seq` with a matching checksum, as a writer would (`keepChecksum`: leave the old one). */
+const setBody = (db: Database.Database, id: string, seq: number, body: string, keepChecksum = false): void => {
   db.prepare('UPDATE logbook_events SET body = ? WHERE session_id = ? AND seq = ?').run(body, id, seq)
+  if (hasChecksums(db) && !keepChecksum) {
+    db.prepare('UPDATE logbook_events SET crc = ? WHERE session_id = ? AND seq = ?').run(recordChecksum(body), id, seq)
+  }
+}
+
+/** Store `header` for `id` with a matching checksum (`keepChecksum`: leave the old one). */
+const setHeader = (db: Database.Database, id: string, header: string, keepChecksum = false): void => {
+  db.prepare('UPDATE logbook_sessions SET header = ?, revision = revision + 1 WHERE id = ?').run(header, id)
+  if (hasChecksums(db) && !keepChecksum) db.prepare('UPDATE logbook_sessions SET crc = ? WHERE id = ?').run(recordChecksum(header), id)
 }
 
 /** Header fields mirrored in an indexed column, with the column's STRICT type test. */
@@ -68,6 +81,10 @@ export function sqliteDamage(path: string): DamageKit {
     corruptRecord: (id, index, kind) => withDatabase(path, db => {
       const row = rowsOf(db, id)[index]
       if (row === undefined) throw new Error(`damage: session ${id} has no row ${index}`)
+      if (kind === 'checksum') {
+        setBody(db, id, row.seq, changeOneDigit(row.body), true)
+        return
+      }
       if (kind === 'garbage') {
         setBody(db, id, row.seq, `#garbage ${row.body.slice(0, 8)}`)
         return
@@ -98,6 +115,7 @@ export function sqliteDamage(path: string): DamageKit {
         const time = typeof first?.time === 'number' && Number.isSafeInteger(first.time) ? first.time : 0
         db.prepare('INSERT INTO logbook_events (session_id, seq, last_seq, kind, type, time, body) VALUES (?, ?, ?, ?, ?, ?, ?)')
           .run(id, firstSeq, lastSeq, kind, typeof first?.type === 'string' ? first.type : 'unknown/record', time, text)
+        if (hasChecksums(db)) db.prepare('UPDATE logbook_events SET crc = ? WHERE session_id = ? AND seq = ?').run(recordChecksum(text), id, firstSeq)
         const lastTime = (events.at(-1) as { time?: unknown } | undefined)?.time
         const extends_ = firstSeq === session.next_seq && Number.isSafeInteger(lastTime)
         db.prepare('UPDATE logbook_sessions SET next_seq = max(next_seq, ?), updated_at = coalesce(?, updated_at), revision = revision + 1 WHERE id = ?')
@@ -108,14 +126,18 @@ export function sqliteDamage(path: string): DamageKit {
       const header = JSON.parse(sessionOf(db, id).header) as Record<string, unknown>
       if (value === undefined) delete header[key]
       else header[key] = value
-      db.prepare('UPDATE logbook_sessions SET header = ?, revision = revision + 1 WHERE id = ?').run(JSON.stringify(header), id)
+      setHeader(db, id, JSON.stringify(header))
       const mirrored = HEADER_COLUMNS[key]
       if (mirrored?.fits(value) === true) {
         db.prepare(`UPDATE logbook_sessions SET ${mirrored.column} = ? WHERE id = ?`).run(value ?? null, id)
       }
     }),
     corruptHeader: id => withDatabase(path, db => {
-      db.prepare('UPDATE logbook_sessions SET header = ?, revision = revision + 1 WHERE id = ?').run('{"type":"session",', id)
+      setHeader(db, id, '{"type":"session",')
+    }),
+    flipHeaderDigit: id => withDatabase(path, db => {
+      const text = sessionOf(db, id).header
+      setHeader(db, id, text.replace(/"createdAt":(\d*)(\d)/, (_, head: string, digit: string) => `"createdAt":${head}${digit === '9' ? '8' : Number(digit) + 1}`), true)
     }),
     writeLockRecord: (id, holder: LockOwner) => withDatabase(path, db => {
       db.prepare('INSERT OR REPLACE INTO logbook_leases (session_id, owner_id, pid, host, process_start, acquired_at) VALUES (?, ?, ?, ?, ?, ?)')

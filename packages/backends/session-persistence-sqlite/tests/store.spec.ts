@@ -7,6 +7,7 @@ import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } 
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
+import { createStoreFile } from '../src/create-store.ts'
 import { LOGBOOK_APPLICATION_ID } from '../src/identity.ts'
 import { applyPragmas } from '../src/pragmas.ts'
 import { tempDir, withDatabase } from './fixture.ts'
@@ -39,7 +40,7 @@ async function storeOneSession(backend: SqliteBackend, id = 's1'): Promise<void>
 }
 
 describe('pragmas and identity', () => {
-  it('P-101 pragmas read back as configured; application_id 0x4C4F4742, user_version 1; no file before the first write', async () => {
+  it('P-101 pragmas read back as configured; application_id 0x4C4F4742, user_version 2; no file before the first write', async () => {
     const { path } = newPath()
     const backend = await backendOn(path, { busyTimeoutMs: 1234 })
     await backend.list({ limit: 50 }, signal)
@@ -50,11 +51,11 @@ describe('pragmas and identity', () => {
     expect(existsSync(path)).toBe(true)
     expect(backend.pragmas()).toMatchObject({
       journal_mode: 'wal', synchronous: 2, foreign_keys: 1, trusted_schema: 0, mmap_size: 0, busy_timeout: 1234,
-      application_id: LOGBOOK_APPLICATION_ID, user_version: 1,
+      application_id: LOGBOOK_APPLICATION_ID, user_version: 2,
     })
     withDatabase(path, db => {
       expect(db.pragma('application_id', { simple: true })).toBe(0x4c4f4742)
-      expect(db.pragma('user_version', { simple: true })).toBe(1)
+      expect(db.pragma('user_version', { simple: true })).toBe(2)
     })
     const other = newPath()
     const normal = await backendOn(other.path, { synchronous: 'normal', journalMode: 'delete', busyTimeoutMs: 0 })
@@ -64,7 +65,7 @@ describe('pragmas and identity', () => {
 
   it('P-101 a pragma that does not read back as set is STORE_UNSAFE', () => {
     const fake = { pragma: (source: string) => (source === 'synchronous' ? 1 : source.includes('=') ? [] : source === 'journal_mode' ? 'wal' : source === 'busy_timeout' ? 5 : 0) }
-    const error = thrown(() => applyPragmas(fake as never, '/x/db.sqlite', { journalMode: 'wal', synchronous: 'full', busyTimeoutMs: 5 }, false))
+    const error = thrown(() => applyPragmas(fake as never, '/x/db.sqlite', { journalMode: 'wal', synchronous: 'full', busyTimeoutMs: 5 }))
     expect(error.code).toBe('STORE_UNSAFE')
     expect(error.message).toContain('synchronous')
   })
@@ -80,7 +81,7 @@ describe('pragmas and identity', () => {
     expect(error.message).toContain(path)
   })
 
-  it('P-102 application_id 12345 is STORE_FOREIGN; user_version 2 is STORE_INCOMPATIBLE newer', async () => {
+  it('P-102 application_id 12345 is STORE_FOREIGN; user_version 3 is STORE_INCOMPATIBLE newer', async () => {
     const { path } = newPath()
     const db = new Database(path)
     db.pragma('application_id = 12345')
@@ -90,7 +91,7 @@ describe('pragmas and identity', () => {
 
     const other = newPath()
     await storeOneSession(await backendOn(other.path))
-    withDatabase(other.path, raw => raw.pragma('user_version = 2'))
+    withDatabase(other.path, raw => raw.pragma('user_version = 3'))
     const error = await rejection(startBackend(other.path))
     expect(error.code).toBe('STORE_INCOMPATIBLE')
     expect(error.details).toMatchObject({ direction: 'newer' })
@@ -146,7 +147,7 @@ describe('pragmas and identity', () => {
 describe('file checks', () => {
   const setups: Record<string, (dir: string, path: string) => string> = {
     'file 0644': (_dir, path) => {
-      writeFileSync(path, '')
+      createStoreFile(path, false)
       chmodSync(path, 0o644)
       return path
     },
@@ -155,7 +156,7 @@ describe('file checks', () => {
       return path
     },
     'symlinked file': (dir, path) => {
-      writeFileSync(join(dir, 'real.sqlite'), '', { mode: 0o600 })
+      createStoreFile(join(dir, 'real.sqlite'), false)
       symlinkSync(join(dir, 'real.sqlite'), path)
       return path
     },

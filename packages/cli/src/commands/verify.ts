@@ -6,16 +6,17 @@
  */
 
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs'
-import { basename, dirname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { isValidSessionId } from '@logbook/session'
-import type { SessionPersistence } from '@logbook/session-persistence'
+import { isSessionPersistenceError, type SessionPersistence } from '@logbook/session-persistence'
+import { sessionOfFile } from '@logbook/session-persistence-jsonl'
 import type { EmbeddedStore } from '../app/embedded.ts'
 import { expectPositionals } from '../args.ts'
 import { json, withApp, type Command, type CommandContext } from '../command.ts'
-import { CliError } from '../errors.ts'
+import { CliError, oneLine } from '../errors.ts'
 import type { Output } from '../io.ts'
 import { exitCodeOfStatus, verifySession } from '../verify/verify.ts'
-import type { VerifyReport } from '../verify/types.ts'
+import type { Finding, VerifyReport } from '../verify/types.ts'
 
 /** Progress shows for more than this many events. */
 const PROGRESS_THRESHOLD = 10_000
@@ -25,6 +26,7 @@ const SQLITE_MAGIC = 'SQLite format 3\0'
 type Target =
   | { readonly kind: 'id'; readonly id: string }
   | { readonly kind: 'jsonl'; readonly id: string; readonly store: EmbeddedStore }
+  | { readonly kind: 'unnamed'; readonly path: string; readonly store: EmbeddedStore }
   | { readonly kind: 'sqlite'; readonly store: EmbeddedStore }
 
 function firstBytes(path: string, size: number): Buffer {
@@ -38,6 +40,11 @@ function firstBytes(path: string, size: number): Buffer {
   }
 }
 
+/**
+ * What `argument` names. A `session.jsonl` path names its session by the layout (the directory name holds the id),
+ * so a damaged header is verified and reported, not mistaken for a usage error or another id; only a hashed long id
+ * is read from the header line.
+ */
 function targetOf(argument: string, cwd: string): Target {
   let path = resolve(cwd, argument)
   // A session's folder stands for its session.jsonl.
@@ -47,18 +54,32 @@ function targetOf(argument: string, cwd: string): Target {
     throw new CliError('USAGE', `${path} is neither an existing file nor a valid session id`)
   }
   if (firstBytes(path, SQLITE_MAGIC.length).toString('latin1') === SQLITE_MAGIC) return { kind: 'sqlite', store: { kind: 'sqlite', path } }
+  const stored = sessionOfFile(path)
+  if (stored === undefined) throw new CliError('USAGE', `${path} is neither a Logbook session.jsonl file nor a SQLite database`)
+  const id = stored.id ?? headerId(path)
+  const store: EmbeddedStore = { kind: 'jsonl', root: stored.root }
+  return id === undefined ? { kind: 'unnamed', path, store } : { kind: 'jsonl', id, store }
+}
+
+/** The `id` of a session file's header line (its checksum prefix, if any, skipped), or `undefined`. */
+function headerId(path: string): string | undefined {
   const head = firstBytes(path, 64 * 1024).toString('utf8')
-  const newline = head.indexOf('\n')
-  let header: { type?: unknown; id?: unknown } | undefined
+  const line = head.slice(0, head.includes('\n') ? head.indexOf('\n') : head.length)
   try {
-    header = JSON.parse(newline < 0 ? head : head.slice(0, newline)) as typeof header
+    const value = JSON.parse(line.startsWith('{') ? line : line.slice(9)) as { id?: unknown }
+    return isValidSessionId(value.id) ? value.id : undefined
   } catch {
-    header = undefined
+    return undefined
   }
-  if (basename(path) !== 'session.jsonl' || header?.type !== 'session' || typeof header.id !== 'string') {
-    throw new CliError('USAGE', `${path} is neither a Logbook session.jsonl file nor a SQLite database`)
-  }
-  return { kind: 'jsonl', id: header.id, store: { kind: 'jsonl', root: resolve(dirname(path), '..', '..') } }
+}
+
+/** The report of a listed entry the backend could not summarise (or a file whose session cannot be named). */
+function problemReport(session: string, error: unknown): VerifyReport {
+  const unsupported = isSessionPersistenceError(error, 'SESSION_FORMAT_UNSUPPORTED')
+  const finding: Finding = unsupported
+    ? { severity: 'FAIL', check: 'format', message: oneLine(error) }
+    : { severity: 'FAIL', check: 'corruption', message: oneLine(error) }
+  return { session, events: 0, status: unsupported ? 'unsupported' : 'corrupt', findings: [finding] }
 }
 
 /** What the count in the verdict line means: corrupt and unsupported logs are not read past the problem. */
@@ -84,15 +105,25 @@ async function verifyAll(context: CommandContext, persistence: SessionPersistenc
   return reports
 }
 
-async function storedIds(persistence: SessionPersistence): Promise<string[]> {
-  const ids: string[] = []
+/**
+ * Every session of the store: the listed ids, and each entry the listing could not summarise (a header newer than
+ * this build, a header column that differs from its JSON…) by its id — verified, so its defect is reported — or, with
+ * no id, as its own report.
+ */
+async function storedIds(persistence: SessionPersistence): Promise<{ ids: string[]; unnamed: VerifyReport[] }> {
+  const ids = new Set<string>()
+  const unnamed: VerifyReport[] = []
   let cursor: string | null = null
   do {
     const page: Awaited<ReturnType<SessionPersistence['list']>> = await persistence.list({ limit: 500, ...(cursor === null ? {} : { cursor }) })
-    ids.push(...page.items.map(item => item.id))
+    for (const item of page.items) ids.add(item.id)
+    for (const problem of page.problems) {
+      if (problem.sessionId !== undefined) ids.add(problem.sessionId)
+      else unnamed.push(problemReport(problem.location, problem.error))
+    }
     cursor = page.nextCursor
   } while (cursor !== null)
-  return ids
+  return { ids: [...ids], unnamed }
 }
 
 /** `verify`. */
@@ -103,8 +134,15 @@ export const verify: Command = async (context) => {
   const store = target.kind === 'id' ? undefined : target.store
   return withApp(context, async (app) => {
     const persistence = app.persistence()
-    const ids = target.kind === 'sqlite' ? await storedIds(persistence) : [target.id]
-    const reports = await verifyAll(context, persistence, ids)
+    let reports: VerifyReport[]
+    if (target.kind === 'sqlite') {
+      const { ids, unnamed } = await storedIds(persistence)
+      reports = [...await verifyAll(context, persistence, ids), ...unnamed]
+    } else if (target.kind === 'unnamed') {
+      reports = [problemReport(target.path, new Error(`${target.path}: the header line is unreadable and its directory name does not hold the session id`))]
+    } else {
+      reports = await verifyAll(context, persistence, [target.id])
+    }
     if (args.global.json) output.line(json(target.kind === 'sqlite' ? reports : reports[0]))
     else for (const report of reports) print(output, report)
     return Math.max(0, ...reports.map(report => exitCodeOfStatus(report.status)))

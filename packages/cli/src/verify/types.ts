@@ -8,6 +8,7 @@ export type Severity = 'ok' | 'warn' | 'FAIL'
 /** The checks, in the order they run and print. */
 export type CheckName =
   | 'format'
+  | 'checksums'
   | 'torn-tail'
   | 'corruption'
   | 'events'

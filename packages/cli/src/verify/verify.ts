@@ -1,6 +1,6 @@
 /**
  * `verify` of one stored session (spec 03 §6.2): read-only — no repair, no write ownership, so it also runs beside
- * a writer. Checks, in order: format version, torn tail, corruption, seq contiguity and the event validator,
+ * a writer. Checks, in order: format version, checksums, torn tail, corruption, seq contiguity and the event validator,
  * surface replay, turn/step/tool relations, pairing on the final surface, compaction brackets, and the projection
  * checkpoint (which never affects the verdict).
  */
@@ -128,18 +128,21 @@ export async function verifySession(persistence: SessionPersistence, id: string,
       // The valid prefix ends at the first defect, whose seq is the number of events before it.
       const seq = (error as { seq?: unknown }).seq
       return report(id, typeof seq === 'number' ? seq : 0, [ok('format', 'supported'), {
-        severity: 'FAIL', check: 'corruption', message: oneLine(error), ...(typeof seq === 'number' ? { seq } : {}),
+        severity: 'FAIL', check: 'corruption', message: `${oneLine(error)}; logbook repair ${id} shows what a cut there removes`,
+        ...(typeof seq === 'number' ? { seq } : {}),
       }])
     }
     throw error
   }
   const { events, header, tornTail } = inspection
   const progress = startProgress?.(events.length)
-  const findings: Finding[] = [ok('format', `version ${header.version}`)]
+  const findings: Finding[] = [ok('format', `version ${header.version}`), ok('checksums', inspection.checksums
+    ? 'every record and the header match their checksums'
+    : `no checksums (a session of the older store format; logbook migrate ${id} adds them)`)]
   findings.push(tornTail === null
     ? ok('torn-tail', 'none')
-    : { severity: 'warn', check: 'torn-tail', message: `resume would cut ${tornTail.droppedRecords} record(s) from seq ${tornTail.fromSeq}${tornTail.droppedEvents > 0 ? ` (${tornTail.droppedEvents} decodable event(s))` : ''}: ${tornTail.detail}`, seq: tornTail.fromSeq })
-  findings.push(ok('corruption', 'no defect before a valid turn/end'))
+    : { severity: 'warn', check: 'torn-tail', message: `resume would cut the unfinished last record at seq ${tornTail.fromSeq}${tornTail.droppedEvents > 0 ? ` (${tornTail.droppedEvents} decodable event(s))` : ''}: ${tornTail.detail}`, seq: tornTail.fromSeq })
+  findings.push(ok('corruption', 'no defect'))
   const valid = eventChecks(events, progress)
   findings.push(valid)
   let nodes: number[] | undefined

@@ -202,15 +202,19 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Replay `events` (a log starting at seq 0) through the surface rules of §4 and return fresh, mutable arrays:
+ * Replay `events` (a log contiguous from seq 0) through the surface rules of §4 and return fresh, mutable arrays:
  * the nodes, the generation and every replacement with the seqs it shadowed.
- * @throws SessionError `INVALID_SURFACE`, prefixed `event at seq <s>: `.
+ * @throws SessionError `INVALID_SURFACE`, prefixed `event at seq <s>: `; also for a log that is not contiguous from
+ * seq 0 (the rules look events up by seq, so a gap would check a rewrite against the wrong event).
  */
 export function foldSurface(events: readonly SessionEvent[]): FoldedSurface {
   const state = new SurfaceState()
   const replacements: FoldedSurface['replacements'] = []
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!
+    if (event.seq !== i) {
+      throw new SessionError('INVALID_SURFACE', `event at index ${i} has seq ${String(event.seq)}; foldSurface needs a log contiguous from seq 0`)
+    }
     let plan: SurfacePlan | null
     try {
       plan = planSurface(state, events, event)

@@ -251,6 +251,15 @@ describe('origins, classes and the surface view', () => {
       'event at seq 0: event "user/message" is a surface type and requires surfaceOp')
   })
 
+  it('S-145 foldSurface refuses a log that is not contiguous from seq 0 (a gap, a repeat, a late start)', () => {
+    const s = users(3)
+    const [e0, e1, e2] = s.events
+    expectError(() => foldSurface([e0!, e2!]), SURFACE, 'event at index 1 has seq 2; foldSurface needs a log contiguous from seq 0')
+    expectError(() => foldSurface([e0!, e1!, e1!]), SURFACE, 'event at index 2 has seq 1; foldSurface needs a log contiguous from seq 0')
+    expectError(() => foldSurface([e1!, e2!]), SURFACE, 'event at index 0 has seq 1; foldSurface needs a log contiguous from seq 0')
+    expect(foldSurface([e0!, e1!, e2!]).nodes).toEqual([0, 1, 2])
+  })
+
   it('S-067 surface.nodes is frozen and changes identity only when the surface changes', () => {
     const s = users(1)
     const first = s.surface

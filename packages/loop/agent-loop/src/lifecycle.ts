@@ -56,7 +56,9 @@ export async function bindAgent(
     const release = owner.effect(() => () => agent.dispose(), `agents.agent(${JSON.stringify(session.id)})`)
     agent.bindOwner(() => {
       unfollow()
-      void release()
+      // After dispose() the effect hands back the same settled disposal: its caller has the failure, so this copy of
+      // it is observed here rather than left unhandled.
+      void Promise.resolve(release()).catch(() => undefined)
     })
   } catch (error) {
     await agent.dispose()

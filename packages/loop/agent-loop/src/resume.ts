@@ -4,7 +4,8 @@
  */
 
 import type { Context } from '@deepseek-ai/cordis'
-import { openTurnClosers, SessionError, type Session, type SessionId } from '@logbook/session'
+import { openTurnClosers, SessionError, type Session, type SessionEvent, type SessionId } from '@logbook/session'
+import { sessionRelations } from '@logbook/session/invariant'
 import {
   PERSISTENCE_NOT_CONFIGURED_MESSAGE, SessionPersistenceCorruptionError, type SessionHandle, type SessionPersistence,
 } from '@logbook/session-persistence'
@@ -71,17 +72,44 @@ function openRacing(persistence: SessionPersistence, id: string, signal: AbortSi
   })
 }
 
-/** Step 5's core validation failure, reported as corruption of the stored log. */
-function corrupt(id: string, error: SessionError): SessionPersistenceCorruptionError {
-  return new SessionPersistenceCorruptionError(`session "${id}": the stored log is not a valid session: ${error.message}`, {
-    sessionId: id, detail: error.message, cause: error,
+/** A stored log core or the 01 §9 relations refuse, reported as corruption of that log naming the record. */
+function corrupt(id: string, detail: string, seq: number | undefined, cause?: unknown): SessionPersistenceCorruptionError {
+  return new SessionPersistenceCorruptionError(`session "${id}": the stored log is not a valid session: ${detail}`, {
+    sessionId: id, detail, ...(seq === undefined ? {} : { seq }), ...(cause === undefined ? {} : { cause }),
   })
+}
+
+/**
+ * The session `seed` (the stored log plus its closers) builds, or the corruption it is: core's validation (payloads,
+ * surface, seeded contracts) and the turn, step and tool relations of 01 §9 — damaged relations in a stored log are
+ * corruption of that log, not an invariant veto at publication.
+ * @throws SessionPersistenceCorruptionError naming the record; SessionError `SESSION_ALREADY_EXISTS` unchanged.
+ */
+function validSession(runtime: LoopRuntime, id: SessionId, handle: SessionHandle, seed: readonly SessionEvent[]): Session {
+  let session: Session
+  try {
+    session = runtime.sessions.prepare(id, {
+      seed, meta: handle.header, inheritedEventCount: handle.inheritedEventCount, eventState: handle.eventState,
+    })
+  } catch (error) {
+    if (error instanceof SessionError && error.code !== 'SESSION_ALREADY_EXISTS') throw corrupt(id, error.message, error.index, error)
+    throw error
+  }
+  const { start, violation, advance } = sessionRelations
+  const trace = start()
+  for (const event of seed) {
+    const detail = violation(trace, event)
+    if (detail !== undefined) throw corrupt(id, `event at seq ${event.seq}: ${detail}`, event.seq)
+    advance(trace, event)
+  }
+  return session
 }
 
 /**
  * Resume the stored session `input.resumeSessionId` with an agent on it.
  * @throws AgentError `PERSISTENCE_NOT_CONFIGURED` (02 §4.3's message), `INVALID_OPTIONS`; persistence errors of
- * `open(id, 'write')` (`SESSION_LOCKED`, `SESSION_NOT_FOUND`, …); `SESSION_CORRUPT` when core rejects the log;
+ * `open(id, 'write')` (`SESSION_LOCKED`, `SESSION_NOT_FOUND`, …); `SESSION_CORRUPT` when core or the 01 §9
+ * relations reject the log (nothing appended);
  * the signal's reason when aborted (the handle is closed and the id stays resumable).
  */
 export async function resumeAgent(runtime: LoopRuntime, owner: Context, input: ResumeAgentInput): Promise<Agent> {
@@ -97,24 +125,13 @@ export async function resumeAgent(runtime: LoopRuntime, owner: Context, input: R
     handle = await openRacing(persistence, id, signal, text => runtime.warn(text))
     if (signal.aborted) throw signal.reason
     const events = await handle.read(0, { signal })
-    // Options first (closers carry no header): a resume refused INVALID_OPTIONS appends nothing.
-    const options = resolveOptions(input.options, newestHeader(events))
     const closers = openTurnClosers(events, { kind: 'interrupted' })
-    if (closers.length > 0) await handle.append(closers, { signal })
+    // The whole log is validated, and the options resolved, before anything is appended: a refused resume leaves
+    // the stored bytes as they were.
     // The read's view keeps packed chunk runs packed into the session (01 §5.2); a spread would build every member.
-    const seed = closers.length === 0 ? events : [...events, ...closers]
-    let session: Session
-    try {
-      session = runtime.sessions.prepare(id, {
-        seed, meta: handle.header, inheritedEventCount: handle.inheritedEventCount, eventState: handle.eventState,
-      })
-    } catch (error) {
-      if (error instanceof SessionError && error.code !== 'SESSION_ALREADY_EXISTS') {
-        await handle.close()
-        throw corrupt(id, error)
-      }
-      throw error
-    }
+    const session = validSession(runtime, id, handle, closers.length === 0 ? events : [...events, ...closers])
+    const options = resolveOptions(input.options, newestHeader(events))
+    if (closers.length > 0) await handle.append(closers, { signal })
     if (signal.aborted) throw signal.reason
     const host = await createHost(runtime.ctx)
     try {

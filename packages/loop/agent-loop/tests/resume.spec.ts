@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { SESSION_FORMAT_VERSION, SessionId, type SessionEvent } from '@logbook/session'
+import { hex8, recordChecksum } from '@logbook/session-persistence'
 import JsonlSessionPersistence from '@logbook/session-persistence-jsonl'
 import { boot, deferred, OPTIONS, ofType, rejection, shape, tool } from './helpers.ts'
 
@@ -77,6 +78,66 @@ describe('resume', () => {
     expect(ofType(s, 'request/context')).toHaveLength(1)
     await agent.dispose()
     expect(JSON.stringify(await second.app.sessionPersistence.readFrom('s1', 0))).toBe(JSON.stringify(s.events))
+  })
+
+  describe('L-194 a stored log that is not a valid session is refused before anything is appended', () => {
+    /** A JSONL store holding `s1` with its last turn open inside a running tool; returns the root and the file. */
+    async function crashedInTool(): Promise<{ root: string; file: string }> {
+      const root = tempRoot()
+      const jsonl = { plugin: JsonlSessionPersistence, config: { root, durability: 'none', packChunks: false } }
+      const started = deferred()
+      const first = await boot({
+        persistence: jsonl,
+        script: [{ toolCalls: [{ id: 'c1', name: 'deploy', arguments: {} }] }],
+        tools: [tool('deploy', { execute: () => {
+          started.resolve()
+          return new Promise(() => {})
+        } })],
+      })
+      const crashed = await first.app.agents.create({ sessionId: 's1', options: OPTIONS })
+      void crashed.send('deploy it')
+      await started.promise
+      await first.app.sessions.flush(crashed.session)
+      const file = (await first.app.sessionPersistence.locate('s1'))!
+      // The process "dies": its persistence goes away without the turn being closed.
+      await first.persistence!.dispose()
+      return { root, file }
+    }
+
+    /** Rewrite the first stored event of `type` with `edit`, its line's checksum kept matching (a writer's bug). */
+    function editEvent(file: string, type: string, edit: (event: Record<string, unknown>) => void): void {
+      const lines = readFileSync(file, 'utf8').split('\n')
+      const index = lines.findIndex(line => line.includes(`{"type":"${type}"`))
+      const event = JSON.parse(lines[index]!.slice(9)) as Record<string, unknown>
+      edit(event)
+      const text = JSON.stringify(event)
+      lines[index] = `${hex8(recordChecksum(text))} ${text}`
+      writeFileSync(file, lines.join('\n'))
+    }
+
+    const cases: [string, string, (event: Record<string, unknown>) => void, RegExp][] = [
+      ['a user message with role "usex"', 'user/message', (e) => { (e.data as Record<string, unknown>).role = 'usex' }, /seq 1\b|index 1\b/],
+      ['a tool/call whose call id was not requested', 'tool/call', (e) => { (e.data as Record<string, unknown>).callId = 'c9' }, /tool\/call c9 was not requested/],
+      ['a request/header with a flipped key', 'request/header', (e) => {
+        const data = e.data as { header: Record<string, unknown> }
+        data.header.confih = data.header.config
+        delete data.header.config
+      }, /request\/header/],
+    ]
+    for (const [name, type, edit, detail] of cases) {
+      it(`L-194 ${name}: SESSION_CORRUPT naming the record, the file byte for byte unchanged, the id released`, async () => {
+        const { root, file } = await crashedInTool()
+        editEvent(file, type, edit)
+        const before = readFileSync(file)
+        const second = await boot({ persistence: { plugin: JsonlSessionPersistence, config: { root, durability: 'none' } }, script: [] })
+        const error = await rejection(second.app.agents.resume({ resumeSessionId: 's1' }))
+        expect(error).toMatchObject({ name: 'SessionPersistenceCorruptionError', code: 'SESSION_CORRUPT' })
+        expect(error.message).toMatch(detail)
+        expect(typeof (error as { seq?: unknown }).seq).toBe('number')
+        expect(readFileSync(file).equals(before)).toBe(true)
+        expect((await second.app.sessionPersistence.inspect('s1')).claim).toBe('none')
+      })
+    }
   })
 
   it('a resume with given options keeps them; without any header and options → INVALID_OPTIONS, and the id stays resumable', async () => {

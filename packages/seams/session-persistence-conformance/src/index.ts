@@ -5,6 +5,7 @@
  */
 
 export { runSessionPersistenceConformance } from './run.ts'
+export { changeOneDigit } from './damage.ts'
 export type {
   Awaitable,
   ConformanceCapabilities,

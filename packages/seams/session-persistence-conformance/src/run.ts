@@ -19,6 +19,7 @@ import { ownershipCases } from './cases/ownership.ts'
 import { projectionCheckpointCases } from './cases/projection-checkpoints.ts'
 import { readFromCases } from './cases/read-from.ts'
 import { readCases } from './cases/read.ts'
+import { repairCases } from './cases/repair.ts'
 import { resumeCases } from './cases/resume.ts'
 import { teardownCases } from './cases/teardown.ts'
 import { tornTailCases } from './cases/torn-tail.ts'
@@ -43,6 +44,7 @@ const OPERATIONS: Readonly<Record<OperationName, (options: ConformanceOptions) =
   'load': loadCases,
   'torn-tail': tornTailCases,
   'corruption': corruptionCases,
+  'repair': repairCases,
   'format': formatCases,
   'fork-lineage': forkLineageCases,
   'projection-checkpoints': projectionCheckpointCases,
@@ -58,6 +60,7 @@ function validate(options: ConformanceOptions): void {
   if (caps.killSafe && !caps.crossProcess) throw new TypeError(`${name}: killSafe requires crossProcess (both need a worker)`)
   if (caps.crossProcess && !caps.durableAcrossInstances) throw new TypeError(`${name}: crossProcess requires durableAcrossInstances`)
   if (![null, 'bytes', 'rows'].includes(caps.damage)) throw new TypeError(`${name}: damage must be 'bytes', 'rows' or null`)
+  if (typeof caps.tornTail !== 'boolean') throw new TypeError(`${name}: tornTail must be a boolean`)
   for (const op of [...(options.only ?? []), ...(options.skip ?? [])]) {
     if (!Object.hasOwn(OPERATIONS, op)) throw new TypeError(`${name}: unknown operation "${op}"`)
   }

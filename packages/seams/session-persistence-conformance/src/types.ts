@@ -25,6 +25,11 @@ export interface ConformanceCapabilities {
   readonly killSafe: boolean
   /** `locate(id)` returns the absolute path of the artifact; format errors end with ` (raw log: <path>)`. */
   readonly locate: boolean
+  /**
+   * A record can be torn: `damage.tearLastRecord` leaves an incomplete last record (a JSONL fragment without its
+   * newline) that reads drop. Without it (SQLite commits are atomic), a damaged last record is corruption.
+   */
+  readonly tornTail: boolean
 }
 
 /** The holder a forged lock record names (`damage.writeLockRecord`): the seam's `LockOwner` (02 §3.2). */
@@ -46,19 +51,27 @@ export interface DamageKit {
   /**
    * Damage record `index` in place, keeping every other record: `'garbage'` makes it a complete record that does not
    * parse as JSON; `'seq-gap'` keeps it well-formed (same type, parses as an object with a safe-integer `seq`) but
-   * makes its first seq one more than the seq it is stored at, so it no longer follows the previous record.
+   * makes its first seq one more than the seq it is stored at, so it no longer follows the previous record — both
+   * stored with a checksum that matches the new text, as a buggy writer would; `'checksum'` changes one digit of its
+   * text (`changeOneDigit`) and leaves the stored checksum as it was, so only the checksum tells.
    */
-  corruptRecord(id: string, index: number, kind: 'garbage' | 'seq-gap'): Awaitable<void>
+  corruptRecord(id: string, index: number, kind: 'garbage' | 'seq-gap' | 'checksum'): Awaitable<void>
   /**
-   * Append `text` as one complete record after the last one, as a writer would store it (JSONL: `text` + `\n`;
-   * SQLite: a row whose body is `text`, the session row's next seq advanced when `text` decodes to events at the
-   * expected seq). Text that decodes to valid events at the next seq extends the log; anything else is a defect.
+   * Append `text` as one complete record after the last one, as a writer would store it, checksum included (JSONL:
+   * the framed line; SQLite: a row whose body is `text`, the session row's next seq advanced when `text` decodes to
+   * events at the expected seq). Text that decodes to valid events at the next seq extends the log; anything else is
+   * a defect.
    */
   appendRawRecord(id: string, text: string): Awaitable<void>
-  /** Set header field `key` to `value` (`undefined` deletes it) in the stored header, leaving every record intact. */
+  /**
+   * Set header field `key` to `value` (`undefined` deletes it) in the stored header, with a matching checksum,
+   * leaving every record intact.
+   */
   setHeaderField(id: string, key: string, value: unknown): Awaitable<void>
   /** Replace the stored header by text that does not parse as JSON (optional: the sub-cases needing it skip). */
   corruptHeader?(id: string): Awaitable<void>
+  /** Change one digit of the stored header's `createdAt`, leaving its stored checksum as it was. */
+  flipHeaderDigit(id: string): Awaitable<void>
   /** Store a cross-process lock (lock file or lease row) for `holder` on `id`, replacing any existing one. */
   writeLockRecord(id: string, holder: LockHolderRecord): Awaitable<void>
 }
@@ -97,7 +110,7 @@ export interface StoreFixture {
 /** The suite's operation files (spec 02 §9), in registration order. */
 export type OperationName =
   | 'create' | 'open' | 'append' | 'read' | 'read-from' | 'inspect' | 'list' | 'delete' | 'write-behind'
-  | 'flush' | 'ownership' | 'cross-process' | 'resume' | 'torn-tail' | 'corruption' | 'format' | 'fork-lineage'
+  | 'flush' | 'ownership' | 'cross-process' | 'resume' | 'torn-tail' | 'corruption' | 'repair' | 'format' | 'fork-lineage'
   | 'projection-checkpoints' | 'large' | 'teardown' | 'crash' | 'load'
 
 /** What a backend passes to `runSessionPersistenceConformance`. */

@@ -7,7 +7,7 @@ import { createRandom, crashIterations, crashSeed } from '../src/random.ts'
 import { RemoteError, WorkerProcess } from '../src/worker/parent.ts'
 
 const MEMORY_MODULE = fileURLToPath(new URL('../../session-persistence/src/index.ts', import.meta.url))
-const caps = { durableAcrossInstances: true, crossProcess: false, damage: null, killSafe: false, locate: false } as const
+const caps = { durableAcrossInstances: true, crossProcess: false, damage: null, killSafe: false, locate: false, tornTail: false } as const
 const options = { name: 'x', create: () => { throw new Error('unused') }, destroy: () => {}, capabilities: caps }
 
 describe('seeded randomness', () => {
@@ -62,6 +62,7 @@ describe('runSessionPersistenceConformance', () => {
     expect(() => runSessionPersistenceConformance({ ...options, capabilities: { ...caps, killSafe: true } })).toThrow(/killSafe requires crossProcess/)
     expect(() => runSessionPersistenceConformance({ ...options, capabilities: { ...caps, crossProcess: true, durableAcrossInstances: false } })).toThrow(/requires durableAcrossInstances/)
     expect(() => runSessionPersistenceConformance({ ...options, capabilities: { ...caps, damage: 'lines' as never } })).toThrow(TypeError)
+    expect(() => runSessionPersistenceConformance({ ...options, capabilities: { ...caps, tornTail: undefined as never } })).toThrow(/tornTail must be a boolean/)
     expect(() => runSessionPersistenceConformance({ ...options, only: ['nope' as never] })).toThrow(/unknown operation "nope"/)
     expect(() => runSessionPersistenceConformance({ ...options, name: '' })).toThrow(TypeError)
   })

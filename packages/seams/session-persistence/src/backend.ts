@@ -82,19 +82,26 @@ export type RecordResult =
   }
   | {
     readonly ok: false
-    /** Why the record does not parse or decode (free text, shown in `tornTail.detail` and corruption errors). */
+    /**
+     * Why the record fails its checksum, does not parse or does not decode (free text, shown in `tornTail.detail`
+     * and corruption errors).
+     */
     readonly reason: string
-    /** The record parses as an object with `type === 'turn/end'` and a safe-integer `seq` (§4.1 evidence). */
-    readonly turnEndEvidence: boolean
   }
 
 /** One physical record after the header, in physical order (§1.4). */
 export interface ScanRecord<M> {
   /** Opaque cut marker: JSONL byte offset, SQLite seq. May be falsy (0); test with `!== undefined`. */
   readonly marker: M
-  /** A JSONL fragment after the last newline is never complete; SQLite rows always are. */
+  /**
+   * False only for a JSONL fragment after the last newline (a torn tail, §4.1), which must be the last record;
+   * SQLite rows always are complete.
+   */
   readonly complete: boolean
-  /** Decoded events (not yet envelope-checked: the coordinator classifies), or why decoding failed. */
+  /**
+   * Decoded events (not yet envelope-checked: the coordinator classifies), or why the record is a defect: its
+   * checksum (recomputed by the backend with `recordChecksum` before decoding) fails, or it does not decode.
+   */
   readonly result: RecordResult
   /** 1-based JSONL line number (header = line 1), for corruption errors. */
   readonly line?: number
@@ -116,6 +123,16 @@ export interface PhysicalScan<M> {
   readonly header: unknown
   /** A store-level identity problem (header JSON ≠ columns, directory ≠ project key, bad `type`…) → `SESSION_CORRUPT`. */
   readonly headerProblem?: string
+  /**
+   * The stored header cannot be trusted at all (its checksum fails, its framing is unreadable): `SESSION_CORRUPT`
+   * before any header field, the version included, is looked at.
+   */
+  readonly headerDefect?: string
+  /**
+   * True when the header and every record carry a checksum and the scan verified each (the current store format);
+   * false for a session of the older store format, which has none (`verify` says so, `migrate` adds them).
+   */
+  readonly checksums: boolean
   readonly storeId: string
   /** UUID minted when the session was first materialised. */
   readonly incarnation: string
@@ -134,6 +151,8 @@ export interface PhysicalScan<M> {
 export interface EncodedRecord {
   /** The record text: a scalar event's JSON in envelope key order, or a core `ChunkRow`'s JSON. No newline. */
   readonly text: string
+  /** `recordChecksum(text)`: stored with the record in the current store format (02 §1.4). */
+  readonly crc: number
   /** `'event'` for a scalar record, else the chunk-row tag. */
   readonly kind: 'event' | 'text-chunks' | 'reasoning-chunks' | 'tool-call-chunks'
   /** First and last seq covered. */
@@ -163,6 +182,16 @@ export interface CommitResult {
   readonly physicalLength: number
   /** The incarnation of the stored session; required from `materialize` (a new UUID), optional elsewhere. */
   readonly incarnation?: string
+}
+
+/** What `migrate` did (02 §4.7). */
+export interface MigrationResult {
+  /** Every session rewritten: the one asked for, or every session of a store whose format is the whole store. */
+  readonly sessions: readonly string[]
+  /** Where the original is kept (a file the user deletes once satisfied). */
+  readonly original: string
+  /** `'session'`: one session's artifact; `'store'`: the whole store (SQLite database file). */
+  readonly scope: 'session' | 'store'
 }
 
 /** A validated listing request (the coordinator validated limits and decoded the cursor). */
@@ -235,11 +264,24 @@ export interface PersistenceBackend<M = unknown, T extends LockToken = LockToken
   append(token: T, expect: ExpectedState, records: readonly EncodedRecord[], signal: AbortSignal): Promise<CommitResult>
   /**
    * Remove the marker's record, every later record, and a checkpoint whose `seq` is at or beyond the cut seq.
-   * `expect.revision` is the scanned revision; `expect.nextSeq` is the cut seq (the valid prefix's length, which
-   * becomes the new cursor).
-   * @throws `SESSION_LOCKED` (`lost`), `SESSION_CONFLICT` (storage not at `expect`, or the repair is stale).
+   * `marker` is a record's marker from the scan at `expect.revision`; `expect.nextSeq` is the cut seq (the seq that
+   * record starts at, which becomes the new cursor).
+   * @throws `SESSION_LOCKED` (`lost`), `SESSION_CONFLICT` (storage not at `expect`, or the marker starts no record).
    */
   cut(token: T, marker: M, expect: ExpectedState, signal: AbortSignal): Promise<CommitResult>
+  /**
+   * Optional: keep a copy of the stored session before a repair cuts it (JSONL: a copy of the file beside it;
+   * SQLite: `VACUUM INTO` a file beside the database) and return where it is. @throws `STORE_IO`.
+   */
+  backup?(token: T, signal: AbortSignal): Promise<string>
+  /**
+   * Optional (backends with an older store format): rewrite the stored session in the current store format, keeping
+   * the original until the user deletes it. `verify(id, scan)` runs the §4.1 checks on a scan and throws when a
+   * session must not be migrated; a backend whose format is the whole store (SQLite) runs it for every session.
+   * Called only when the scan of `token`'s session had `checksums: false`.
+   * @throws what `verify` throws, `SESSION_LOCKED` (another live holder), `SESSION_CONFLICT`, `STORE_IO`.
+   */
+  migrate?(token: T, verify: (id: string, scan: PhysicalScan<M>) => void, signal: AbortSignal): Promise<MigrationResult>
   /** Delete log, checkpoint and lock when storage is at `expectRevision`. @throws `SESSION_CONFLICT`, `SESSION_LOCKED`. */
   remove(token: T, expectRevision: string, signal: AbortSignal): Promise<{ readonly location?: string }>
   /** Optional: remove stale temp files of `id` (called by `open('write')` after the checks and any cut). */

@@ -1,9 +1,10 @@
 /**
- * The read-path checks of spec 02 §4.1, in their order: header version → header shape, id and identity →
- * classification (clean / torn tail / corruption) → unknown non-ignorable types → lineage. One walk over the records
- * checks envelopes and contiguity and collects the valid events; nothing here writes.
+ * The read-path checks of spec 02 §4.1, in their order: header defect (checksum) → header version → header shape, id
+ * and identity → classification (clean / torn tail / corruption) → unknown non-ignorable types → lineage. One walk
+ * over the records checks envelopes and contiguity and collects the valid events; nothing here writes.
  */
 import {
+  assertSessionEvent,
   assertSessionHeader,
   deepFreeze,
   EventLog,
@@ -17,7 +18,6 @@ import {
 } from '@logbook/session'
 import type { PhysicalScan, ScanRecord } from './backend.ts'
 import { about, formatVersionError, SessionPersistenceCorruptionError, unknownEventTypeError } from './errors.ts'
-import { isTurnEndEvidence } from './record-codec.ts'
 import type { TornTailReport } from './types.ts'
 import { describe } from './util.ts'
 
@@ -76,6 +76,7 @@ function corrupt(id: string, detail: string, scan: PhysicalScan<unknown>, extra:
 
 /** Check the stored header in §4.1 order and return it frozen. @throws `SESSION_FORMAT_UNSUPPORTED`, `SESSION_CORRUPT`. */
 export function checkStoredHeader(id: string, scan: PhysicalScan<unknown>): SessionHeader {
+  if (scan.headerDefect !== undefined) throw corrupt(id, scan.headerDefect, scan)
   const raw = scan.header
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw corrupt(id, 'the header is not a JSON object', scan)
@@ -207,75 +208,92 @@ class Walk {
   }
 }
 
-/** §4.1 evidence: a complete record that parses as `{type: 'turn/end', seq: <safe integer>}` (never a packed one). */
-function isEvidence(record: ScanRecord<unknown>): boolean {
-  if (!record.complete) return false
-  const { result } = record
-  if (!result.ok) return result.turnEndEvidence
-  return result.packed !== true && result.events.length === 1 && isTurnEndEvidence(result.events[0])
+/** Events the torn last record covers: decoded ones, else what store metadata says (`eventCount`), else 0. */
+function tornEvents(record: ScanRecord<unknown>): number {
+  return record.result.ok ? record.result.events.length : record.eventCount ?? 0
 }
 
-/** Events the records from `defect` on cover: decoded ones, plus store metadata for an undecodable last record. */
-function droppedEventsFrom(records: readonly ScanRecord<unknown>[], defect: number): number {
-  let dropped = 0
-  for (let r = defect; r < records.length; r++) {
+/** The first record of a walk that is not valid: its index, why, and the seq the valid prefix ends at. */
+export interface FirstDefect<M> {
+  readonly index: number
+  readonly record: ScanRecord<M>
+  readonly detail: string
+  /** The seq the defect would have started at (= the valid prefix's end). */
+  readonly seq: number
+}
+
+/** What one §4.1 walk over a scan found, before any verdict: the valid prefix and the first defect. */
+export interface WalkedRecords<M> {
+  readonly events: readonly SessionEvent[]
+  /** The seq after the valid prefix. */
+  readonly nextSeq: number
+  readonly defect: FirstDefect<M> | null
+  /** The first unknown non-ignorable type among valid events. */
+  readonly unknownType: string | undefined
+}
+
+/** Walk `scan`'s records once (envelopes, contiguity, types) up to the first defect; never throws, never writes. */
+export function walkRecords<M>(scan: PhysicalScan<M>, isKnownType: (type: string) => boolean): WalkedRecords<M> {
+  const { records } = scan
+  const walk = new Walk(scan.startSeq, isKnownType)
+  for (let r = 0; r < records.length; r++) {
     const record = records[r]!
-    // Store metadata counts only the last record, the one a crash can tear; a mid-log undecodable record counts 0.
-    if (record.result.ok) dropped += record.result.events.length
-    else if (r === records.length - 1) dropped += record.eventCount ?? 0
+    const problem = walk.accept(record)
+    if (problem !== undefined) {
+      const defect = { index: r, record, detail: problem, seq: walk.expected }
+      return { events: eventsView(walk.log), nextSeq: walk.expected, defect, unknownType: walk.unknownType }
+    }
   }
-  return dropped
+  return { events: eventsView(walk.log), nextSeq: walk.expected, defect: null, unknownType: walk.unknownType }
+}
+
+/** Where a defect is: `line L (seq S)` for stores with lines, else `seq S`. */
+export function defectPlace(defect: FirstDefect<unknown>): string {
+  return defect.record.line === undefined ? `seq ${defect.seq}` : `line ${defect.record.line} (seq ${defect.seq})`
 }
 
 /**
- * Run every §4.1 check on one scan and return the valid prefix.
+ * Run every §4.1 check on one scan and return the valid prefix. Only an incomplete last record (a JSONL fragment
+ * without its newline) is a torn tail; any complete record that fails its checksum or its shape is corruption,
+ * wherever it is.
  * @throws `SESSION_FORMAT_UNSUPPORTED` (version, unknown non-ignorable type), `SESSION_CORRUPT` (header, corruption,
  * lineage). A torn tail is reported, never thrown.
  */
 export function readStored<M>(id: string, scan: PhysicalScan<M>, isKnownType: (type: string) => boolean): StoredState<M> {
   const header = checkStoredHeader(id, scan)
-  const { records } = scan
-  const walk = new Walk(scan.startSeq, isKnownType)
-  let defect = -1
-  let detail = ''
-
-  for (let r = 0; r < records.length; r++) {
-    const record = records[r]!
-    if (defect < 0) {
-      const problem = walk.accept(record)
-      if (problem === undefined) continue
-      defect = r
-      detail = problem
-    }
-    if (isEvidence(record)) {
-      const first = records[defect]!
-      const seq = walk.expected
-      const at = first.line === undefined ? `seq ${seq}` : `line ${first.line} (seq ${seq})`
-      const later = record.line === undefined ? 'a later record' : `line ${record.line}`
-      throw corrupt(id, `${detail} at ${at}, but ${later} is a turn/end`, scan, {
-        ...(first.line === undefined ? {} : { line: first.line }),
-        seq,
-      })
-    }
+  const walked = walkRecords(scan, isKnownType)
+  const { defect } = walked
+  const torn = defect !== null && !defect.record.complete && defect.index === scan.records.length - 1
+  if (defect !== null && !torn) {
+    const { line } = defect.record
+    throw corrupt(id, `${defect.detail} at ${defectPlace(defect)}`, scan, { ...(line === undefined ? {} : { line }), seq: defect.seq })
   }
+  if (walked.unknownType !== undefined) throw unknownEventTypeError(id, walked.unknownType, SESSION_FORMAT_VERSION, scan.location)
 
-  if (walk.unknownType !== undefined) throw unknownEventTypeError(id, walk.unknownType, SESSION_FORMAT_VERSION, scan.location)
-
-  const { expected } = walk
-  const events = eventsView(walk.log)
+  const { events, nextSeq } = walked
   if (header.isSeeded === true && header.seedLength !== undefined && header.seedLength >= scan.startSeq) {
     const problem = lineageMarkerAt(events, header.seedLength, scan.startSeq)
     if (problem !== undefined) throw corrupt(id, `seeded session ${problem}`, scan, { seq: header.seedLength })
   }
 
-  const torn = defect < 0 ? null : {
-    marker: records[defect]!.marker,
-    report: Object.freeze({
-      fromSeq: expected,
-      droppedRecords: records.length - defect,
-      droppedEvents: droppedEventsFrom(records, defect),
-      detail,
-    }),
+  const tail = defect === null ? null : {
+    marker: defect.record.marker,
+    report: Object.freeze({ fromSeq: nextSeq, droppedRecords: 1, droppedEvents: tornEvents(defect.record), detail: defect.detail }),
   }
-  return { header, events, startSeq: scan.startSeq, nextSeq: expected, torn, scan }
+  return { header, events, startSeq: scan.startSeq, nextSeq, torn: tail, scan }
+}
+
+/**
+ * Every event of `state` passes core's validator (content and V1–V10, 01 §1.8), as a restore checks it; `migrate`
+ * runs this so a new checksum never vouches for an event a resume would refuse.
+ * @throws SessionPersistenceCorruptionError `SESSION_CORRUPT` naming the first invalid event's seq.
+ */
+export function assertStoredEvents(id: string, state: StoredState<unknown>): void {
+  for (const event of state.events) {
+    try {
+      assertSessionEvent(event)
+    } catch (error) {
+      throw corrupt(id, `event at seq ${event.seq}: ${error instanceof Error ? error.message : String(error)}`, state.scan, { seq: event.seq, cause: error })
+    }
+  }
 }

@@ -37,6 +37,7 @@ export type {
   ListQuery,
   LockHolderDetails,
   MemorySessionPersistenceConfig,
+  MigrateResult,
   OpenMode,
   OperationOptions,
   PersistenceCapabilities,
@@ -45,6 +46,9 @@ export type {
   PersistenceWriteFailedEvent,
   ProjectionCheckpoint,
   RecoveryReport,
+  RepairRecord,
+  RepairRequest,
+  RepairResult,
   SessionHandle,
   SessionInspection,
   SessionPersistenceConfig,
@@ -79,13 +83,17 @@ export type {
   LockInfo,
   LockOwner,
   LockToken,
+  MigrationResult,
   PersistenceBackend,
   PhysicalScan,
   RecordResult,
   ScanRecord,
 } from './backend.ts'
-export { decodeRecordText, decodeRecordValue, encodeBatch, isTurnEndEvidence, MAX_ROW_BYTES, MAX_ROW_MEMBERS } from './record-codec.ts'
+export {
+  checksumProblem, decodeRecordText, decodeRecordValue, encodeBatch, hex8, MAX_ROW_BYTES, MAX_ROW_MEMBERS, recordChecksum,
+} from './record-codec.ts'
 export { persistenceConfigFields, withRetryBounds } from './config.ts'
+export { createKeptCopy, fileStamp } from './kept-copies.ts'
 export { isHolderDead, lockLostError, processLockedError } from './owners.ts'
 export { compareSummaries, matchesQuery } from './listing.ts'
 export { formatVersionError, sessionNotFound, unknownEventTypeError } from './errors.ts'

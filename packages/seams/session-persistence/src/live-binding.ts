@@ -1,9 +1,9 @@
 /**
  * The asynchronous half of binding a live session (spec 02 §2.1): adopt a handed-off handle (case 1), fail on a
  * foreign claim (case 2, after waiting for a retiring holder), or take the lock and scan (case 3: lazy, or adopt the
- * stored prefix after cutting a torn tail without closers).
+ * stored prefix — every stored event equal to the live one — after cutting a torn tail without closers).
  */
-import type { Session } from '@logbook/session'
+import type { Session, SessionEvent } from '@logbook/session'
 import type { LockToken } from './backend.ts'
 import type { Claim, ClaimHolder, RetiringWriter } from './claims.ts'
 import { readStored } from './classify.ts'
@@ -47,6 +47,19 @@ export function losslessEqual(a: unknown, b: unknown): boolean {
   for (const key of ka) {
     if (!Object.hasOwn(b, key)) return false
     if (!losslessEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false
+  }
+  return true
+}
+
+/**
+ * True iff every stored event equals the live event at its seq (lossless-equal): the whole prefix, not only its last
+ * event, since a live log that differs earlier would put later appends after a history the model never saw.
+ */
+function isStoredPrefix(stored: readonly SessionEvent[], session: Session): boolean {
+  const live = session.events
+  for (let i = 0; i < stored.length; i++) {
+    const event = live[i]
+    if (event !== stored[i] && !losslessEqual(stored[i], event)) return false
   }
   return true
 }
@@ -112,8 +125,7 @@ async function bindFresh(host: Host, session: Session, state: BoundState, claim:
     }
     const stored = readStored(id, scan, type => host.isKnownType(type))
     const n = stored.nextSeq
-    if (!losslessEqual(stored.header, session.header) || n > session.seq
-      || (n > 0 && !losslessEqual(stored.events[n - 1], session.events[n - 1]))) {
+    if (!losslessEqual(stored.header, session.header) || n > session.seq || !isStoredPrefix(stored.events, session)) {
       throw new SessionPersistenceError('SESSION_ALREADY_EXISTS', `${about(id)}a stored log exists that the live session does not extend`, {
         sessionId: id,
         ...(scan.location === undefined ? {} : { location: scan.location }),

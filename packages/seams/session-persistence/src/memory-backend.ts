@@ -23,14 +23,18 @@ import { checkStoredHeader } from './classify.ts'
 import { about, SessionPersistenceError } from './errors.ts'
 import { pageOf } from './listing.ts'
 import { isHolderDead, lockLostError, processLockedError } from './owners.ts'
-import { decodeRecordText } from './record-codec.ts'
+import { checksumProblem, decodeRecordText, recordChecksum } from './record-codec.ts'
 import type { ListProblem, MemorySessionPersistenceConfig, ProjectionCheckpoint, SessionSummary } from './types.ts'
 
-/** One stored record: its text and, once decoded, its frozen events. */
+/** One stored record: its text, its checksum and, once decoded, its frozen events. */
 export interface MemoryRecord {
   text: string
+  /** `recordChecksum(text)` as written; recomputed on every read. */
+  crc: number
   /** Events the record covers, as written (kept like SQLite's seq columns when the text is damaged). */
   eventCount?: number
+  /** Set only by the test damage kit: the record's write was cut short, like a JSONL fragment without newline. */
+  torn?: true
   decoded?: RecordResult
 }
 
@@ -38,6 +42,8 @@ export interface MemoryRecord {
 export interface MemorySession {
   /** The stored header object (deep-frozen); tests may replace it to simulate damage. */
   header: unknown
+  /** `recordChecksum` of the header's JSON text as written; recomputed on every read. */
+  headerCrc: number
   incarnation: string
   records: MemoryRecord[]
   /** Events covered by the records (the stored cursor). */
@@ -78,14 +84,21 @@ export function dropMemoryStore(name: string): void {
 
 function decoded(record: MemoryRecord): RecordResult {
   if (record.decoded === undefined) {
-    const result = decodeRecordText(record.text)
+    const result = checksumProblem(record.crc, recordChecksum(record.text)) ?? decodeRecordText(record.text)
     if (result.ok) for (const event of result.events) deepFreeze(event)
     record.decoded = result
   }
   return record.decoded
 }
 
-const stored = (record: EncodedRecord): MemoryRecord => ({ text: record.text, eventCount: record.lastSeq - record.seq + 1 })
+/** `{ headerDefect }` when the stored header object no longer matches its checksum, else `{}`. */
+function headerDefectOf(session: MemorySession): { headerDefect?: string } {
+  if (typeof session.header !== 'object' || session.header === null) return {}
+  const problem = checksumProblem(session.headerCrc, recordChecksum(JSON.stringify(session.header)))
+  return problem === undefined || problem.ok ? {} : { headerDefect: `header ${problem.reason}` }
+}
+
+const stored = (record: EncodedRecord): MemoryRecord => ({ text: record.text, crc: record.crc, eventCount: record.lastSeq - record.seq + 1 })
 
 /** The memory implementation of the backend hooks; the marker is a record index. */
 export class MemoryBackend implements PersistenceBackend<number, LockToken> {
@@ -161,19 +174,21 @@ export class MemoryBackend implements PersistenceBackend<number, LockToken> {
     if (session === undefined) return undefined
     const records: ScanRecord<number>[] = session.records.map((record, index) => ({
       marker: index,
-      complete: true,
+      complete: record.torn !== true,
       result: decoded(record),
       line: index + 2,
       ...(record.eventCount === undefined ? {} : { eventCount: record.eventCount }),
     }))
     return {
       header: session.header,
+      ...headerDefectOf(session),
       storeId: this.store.storeId,
       incarnation: session.incarnation,
       revision: this.revision(session),
       physicalLength: session.records.length,
       startSeq: 0,
       records,
+      checksums: true,
     }
   }
 
@@ -185,6 +200,7 @@ export class MemoryBackend implements PersistenceBackend<number, LockToken> {
     }
     const session: MemorySession = {
       header: deepFreeze(structuredClone(header)),
+      headerCrc: recordChecksum(JSON.stringify(header)),
       incarnation: randomUUID(),
       records: records.map(stored),
       nextSeq: records.length === 0 ? 0 : records.at(-1)!.lastSeq + 1,
@@ -245,7 +261,7 @@ export class MemoryBackend implements PersistenceBackend<number, LockToken> {
    * JSONL listing reads its last complete line), so a torn tail is listed as stored, not reported as a problem.
    */
   private summary(id: string, session: MemorySession): SessionSummary {
-    const scan = { header: session.header, location: undefined } as unknown as PhysicalScan<number>
+    const scan = { header: session.header, ...headerDefectOf(session), location: undefined } as unknown as PhysicalScan<number>
     const header = checkStoredHeader(id, scan)
     let eventCount = 0
     let updatedAt = header.createdAt

@@ -1,7 +1,8 @@
 /**
  * Write ownership of one stored id for a public operation (spec 02 §3): claim it (at once, or after a retiring live
- * writer drained), take the cross-process lock and scan — `lockedScan`, shared by `open(id, 'write')` and `delete` —,
- * give both up after a failure (`abandon`), and `breakLock`, which removes another owner's lock under a claim.
+ * writer drained), take the cross-process lock and scan — `lockedScan`, shared by `open(id, 'write')` and `delete`;
+ * `withWriteOwnership` for repair and migrate, which give both up when done —, give both up after a failure
+ * (`abandon`), and `breakLock`, which removes another owner's lock under a claim.
  */
 import type { LockToken, PhysicalScan } from './backend.ts'
 import type { Claim } from './claims.ts'
@@ -56,6 +57,25 @@ export async function lockedScan<T>(
     await abandon(host, claim, lock.token)
     throw error
   }
+}
+
+/**
+ * `lockedScan` for a maintenance operation (repair, migrate) that gives claim and lock up again when `body` is done,
+ * whatever its outcome. @throws what `lockedScan` throws.
+ */
+export async function withWriteOwnership<T>(
+  host: Host,
+  id: string,
+  signal: AbortSignal,
+  body: (claim: Claim, lock: HeldLock, scan: PhysicalScan<unknown>) => Promise<T>,
+): Promise<T> {
+  let held: HeldLock | undefined
+  const { claim, result } = await lockedScan(host, id, signal, (claim, lock, scan) => {
+    held = lock
+    return body(claim, lock, scan)
+  })
+  await abandon(host, claim, held?.token)
+  return result
 }
 
 /** `breakLock(id, { ownerId, confirm })`: remove another owner's cross-process lock, under a claim (§1.1). */

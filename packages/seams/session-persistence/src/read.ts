@@ -67,6 +67,7 @@ export async function inspectSession(host: Host, id: string, opts?: OperationOpt
     // A turn a live writer holds open is running, not interrupted: a resume could not append closers for it.
     closers: claim === 'none' ? closers : Object.freeze([]),
     claim,
+    checksums: scan.checksums,
     ...(scan.location === undefined ? {} : { location: scan.location }),
   })
 }

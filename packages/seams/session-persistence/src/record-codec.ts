@@ -1,8 +1,9 @@
 /**
  * The one record codec every backend uses (spec 02 §1.4 last paragraph): a batch of events becomes record texts
  * (scalar events in envelope key order, packed chunk runs as core `ChunkRow` JSON, never spanning batches, split at
- * 1024 members or 1 MiB), and a record text becomes events again.
+ * 1024 members or 1 MiB), each with its checksum, and a record text becomes events again.
  */
+import { crc32 } from 'node:zlib'
 import {
   CHUNK_ROW_TAGS,
   ChunkRowError,
@@ -38,9 +39,36 @@ export function encodeEventText(event: SessionEvent): string {
   return text + '}'
 }
 
+/**
+ * The checksum of one stored record (02 §1.4): `zlib.crc32` of the UTF-8 bytes of the record's stored text, an
+ * unsigned 32-bit integer. Pass the text, or its UTF-8 bytes when they are at hand (the same number either way).
+ */
+export function recordChecksum(text: string | Uint8Array): number {
+  return crc32(text)
+}
+
+/**
+ * The defect of a record whose stored checksum is not `computed` (`stored` null or undefined: the store format has a
+ * checksum, this record lacks it), or `undefined` when it matches.
+ */
+export function checksumProblem(stored: number | null | undefined, computed: number): RecordResult | undefined {
+  if (stored === computed) return undefined
+  const reason = stored === null || stored === undefined
+    ? 'checksum missing'
+    : `checksum mismatch (stored ${hex8(stored)}, computed ${hex8(computed)})`
+  return { ok: false, reason }
+}
+
+/** `n` as 8 lowercase hex digits (how messages and the JSONL framing spell a checksum). */
+export function hex8(n: number): string {
+  return (n >>> 0).toString(16).padStart(8, '0')
+}
+
 function scalarRecord(event: SessionEvent): EncodedRecord {
+  const text = encodeEventText(event)
   return {
-    text: encodeEventText(event),
+    text,
+    crc: recordChecksum(text),
     kind: 'event',
     seq: event.seq,
     lastSeq: event.seq,
@@ -60,6 +88,7 @@ function rowRecord(row: Row, text: string): EncodedRecord {
   for (const gap of row.data.dt) lastTime += gap
   return {
     text,
+    crc: recordChecksum(text),
     kind: row.type,
     seq: row.seq0,
     lastSeq: row.seq0 + count - 1,
@@ -169,13 +198,6 @@ function isChunkRow(record: SessionEvent | ChunkRow): record is ChunkRow {
   return !record.type.includes('/')
 }
 
-/** §4.1 evidence: an object with `type === 'turn/end'` and a safe-integer `seq` (other fields unchecked). */
-export function isTurnEndEvidence(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    && (value as { type?: unknown }).type === 'turn/end'
-    && Number.isSafeInteger((value as { seq?: unknown }).seq)
-}
-
 /**
  * Decode an already-parsed record value (SQLite may parse itself): a chunk row expands to its members (built frozen
  * by core), anything else is returned as one unvalidated event. The coordinator checks envelopes and contiguity.
@@ -196,7 +218,7 @@ export function decodeRecordValue(value: unknown): RecordResult {
       },
     }
   } catch (error) {
-    if (error instanceof ChunkRowError) return { ok: false, reason: error.message, turnEndEvidence: false }
+    if (error instanceof ChunkRowError) return { ok: false, reason: error.message }
     throw error
   }
 }
@@ -207,7 +229,7 @@ export function decodeRecordText(text: string): RecordResult {
   try {
     value = JSON.parse(text)
   } catch {
-    return { ok: false, reason: 'record is not valid JSON', turnEndEvidence: false }
+    return { ok: false, reason: 'record is not valid JSON' }
   }
   return decodeRecordValue(value)
 }

@@ -12,20 +12,25 @@ import { loadSession, type LoadedSession } from './load.ts'
 import { deleteSession } from './delete.ts'
 import type { Host } from './host.ts'
 import { listSessions } from './listing.ts'
+import { migrateSession } from './migrate.ts'
 import { createSession, openSession } from './open.ts'
 import { breakLock } from './ownership.ts'
 import { readCheckpoint, writeCheckpoint } from './projection-checkpoints.ts'
 import { inspectSession, locateSession, readSessionFrom } from './read.ts'
+import { repairSession } from './repair-session.ts'
 import type {
   BreakLockConfirmation,
   DeleteConfirmation,
   DeleteResult,
   ListPage,
   ListQuery,
+  MigrateResult,
   OpenMode,
   OperationOptions,
   PersistenceCapabilities,
   ProjectionCheckpoint,
+  RepairRequest,
+  RepairResult,
   SessionHandle,
   SessionInspection,
   SessionPersistenceConfig,
@@ -127,6 +132,24 @@ export class SessionPersistence<C extends SessionPersistenceConfig = SessionPers
    */
   writeProjectionCheckpoint(id: string, checkpoint: ProjectionCheckpoint, opts?: OperationOptions): Promise<void> {
     return this.run(writeCheckpoint, id, checkpoint, opts)
+  }
+
+  /**
+   * Under write ownership, plan the cut that makes a refused log open again: the first defect, every record from it
+   * (or from `cutAt`) and the events they hold; with `confirm: 'cut-records'` keep a backup, then cut (02 §4.7).
+   * @throws `SESSION_NOT_FOUND`, `SESSION_LOCKED`, `INVALID_ARGUMENT`, `SESSION_CORRUPT` (a damaged header), `STORE_IO`.
+   */
+  repair(id: string, request?: RepairRequest, opts?: OperationOptions): Promise<RepairResult> {
+    return this.run(repairSession, id, request, opts)
+  }
+
+  /**
+   * Under write ownership, rewrite a session of the older store format with a checksum on every record, keeping the
+   * original until the user deletes it; SQLite migrates the whole database (02 §4.7). `migrated: false` when current.
+   * @throws `SESSION_NOT_FOUND`, `SESSION_LOCKED`, `SESSION_CORRUPT`, `SESSION_FORMAT_UNSUPPORTED`, `STORE_IO`.
+   */
+  migrate(id: string, opts?: OperationOptions): Promise<MigrateResult> {
+    return this.run(migrateSession, id, opts)
   }
 
   /** Run `operation` on the coordinator; teardown waits for it (§2.5 step 3). */

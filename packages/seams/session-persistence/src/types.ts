@@ -38,11 +38,11 @@ export interface PersistenceCapabilities {
 export interface TornTailReport {
   /** Seq of the first event that is not part of the valid prefix (= the valid prefix's length). */
   readonly fromSeq: number
-  /** Records from the first defect to the end. */
+  /** Records dropped: always 1, the incomplete last record (any other defect is corruption, §4.1). */
   readonly droppedRecords: number
-  /** Events in dropped records: decoded ones, or as store metadata counts them (valid records after the defect included). */
+  /** Events the dropped record covers: decoded ones, or as store metadata counts them (0 when unknown). */
   readonly droppedEvents: number
-  /** Why the first defect is not valid. */
+  /** Why the last record is not valid. */
   readonly detail: string
 }
 
@@ -147,6 +147,11 @@ export interface SessionInspection {
   /** What a resume would append: `openTurnClosers(events, { kind: 'interrupted' })` when `claim` is `none`, else `[]`. */
   readonly closers: readonly SessionEvent[]
   readonly claim: ClaimState
+  /**
+   * True when the header and every record carry a checksum, each verified by this read (the current store format);
+   * false for a session of the older store format (`migrate` adds them).
+   */
+  readonly checksums: boolean
   readonly location?: string
 }
 
@@ -161,6 +166,61 @@ export interface DeleteConfirmation {
 export interface DeleteResult {
   readonly sessionId: string
   readonly location?: string
+}
+
+/** What `repair` is asked (02 §4.7): cut at the first defect, or at the earlier record boundary `cutAt`. */
+export interface RepairRequest {
+  /** Cut here instead: the first seq of a valid record at or before the first defect. */
+  readonly cutAt?: number
+  /** Without it `repair` only plans; with it, it keeps a backup and cuts. */
+  readonly confirm?: 'cut-records'
+}
+
+/** One record a repair cuts, as the scan found it. */
+export interface RepairRecord {
+  /** 1-based JSONL line (the header is line 1), where the store has lines. */
+  readonly line?: number
+  /** The first seq the record holds, when it decodes. */
+  readonly seq?: number
+  /** The events it holds (decoded, or as store metadata counts them); `null` when that cannot be known. */
+  readonly events: number | null
+  /** Why the record itself fails (checksum, parse, decode), when it does. */
+  readonly problem?: string
+}
+
+/** What `repair` found and did (02 §4.7). */
+export interface RepairResult {
+  readonly sessionId: string
+  /** The first defect (line, seq, detail), or `null` for a clean log. */
+  readonly defect: { readonly seq: number; readonly line?: number; readonly detail: string } | null
+  /** The seq the cut starts at (the new end of the log), or `null` when there is nothing to cut. */
+  readonly cutAt: number | null
+  /** Every record from the cut on, in physical order. */
+  readonly records: readonly RepairRecord[]
+  /** Events those records hold, counting the records whose count is known. */
+  readonly events: number
+  /** Records whose event count cannot be known (they do not decode). */
+  readonly undecodable: number
+  /** True when the records were cut (`confirm` given and something to cut). */
+  readonly cut: boolean
+  /** Where the copy kept before the cut is, when the backend keeps one. */
+  readonly backup?: string
+  /** The revision after the cut, or the scanned one. */
+  readonly revision: string
+  readonly location?: string
+}
+
+/** What `migrate` did (02 §4.7). */
+export interface MigrateResult {
+  readonly sessionId: string
+  /** False when the session was already in the current store format (nothing was written). */
+  readonly migrated: boolean
+  /** `'session'`: its artifact was rewritten; `'store'`: the whole store (a SQLite database file) was. */
+  readonly scope?: 'session' | 'store'
+  /** Every session rewritten. */
+  readonly sessions: readonly string[]
+  /** Where the original is kept until the user deletes it. */
+  readonly original?: string
 }
 
 /** The confirmation `breakLock` requires; `ownerId: null` matches an unparsable lock. */

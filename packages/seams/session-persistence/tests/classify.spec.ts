@@ -16,7 +16,7 @@ function scanOf(texts: readonly string[], extra: { header?: unknown; startSeq?: 
   if (extra.last !== undefined && records.length > 0) records[records.length - 1] = { ...records.at(-1)!, ...extra.last }
   return {
     header: extra.header ?? HEADER, storeId: 'st', incarnation: 'inc', revision: 'rev', physicalLength: texts.length,
-    startSeq: extra.startSeq ?? 0, records, location: '/raw/s1.jsonl',
+    startSeq: extra.startSeq ?? 0, records, location: '/raw/s1.jsonl', checksums: true,
   }
 }
 
@@ -45,14 +45,13 @@ describe('classification (02 §4.1)', () => {
     expect(state.events.map(e => e.seq)).toEqual([0, 1, 2, 3, 4, 5, 6])
   })
 
-  it('a packed record at the wrong seq, or with a member time below 0, is a defect; packed records are never evidence', () => {
-    const gap = readStored('s1', scanOf([text(turn(0, 1)[0]), chunks(2, 4)]), known)
-    expect(gap.torn?.report).toMatchObject({ fromSeq: 1, droppedRecords: 1, droppedEvents: 4 })
-    expect(gap.torn?.report.detail).toBe('seq 2 is not contiguous; expected 1')
-    const negative = readStored('s1', scanOf([text(turn(0, 1)[0]), chunks(1, 3, -2)]), known)
-    expect(negative.torn?.report).toMatchObject({ fromSeq: 1, detail: 'time must be a non-negative safe integer' })
-    // A packed record after the defect is not evidence, however valid it is.
-    expect(readStored('s1', scanOf(['garbage', chunks(0, 3)]), known).torn?.report.droppedRecords).toBe(2)
+  it('a packed record at the wrong seq, or with a member time below 0, is corruption naming the record', () => {
+    expect(errorOf(() => readStored('s1', scanOf([text(turn(0, 1)[0]), chunks(2, 4)]), known))).toMatchObject({
+      code: 'SESSION_CORRUPT', line: 3, seq: 1, detail: 'seq 2 is not contiguous; expected 1 at line 3 (seq 1)',
+    })
+    expect(errorOf(() => readStored('s1', scanOf([text(turn(0, 1)[0]), chunks(1, 3, -2)]), known))).toMatchObject({
+      code: 'SESSION_CORRUPT', seq: 1, detail: 'time must be a non-negative safe integer at line 3 (seq 1)',
+    })
   })
 
   it.each([
@@ -64,34 +63,43 @@ describe('classification (02 §4.1)', () => {
     ['a negative time', { ...turn(0, 1)[0], time: -1 }, 'time must be a non-negative safe integer'],
     ['no data', { type: 'turn/start', seq: 0, time: 1 }, 'data is required'],
     ['an array', [turn(0, 1)[0]], 'event must be an object'],
-  ])('%s makes a record a defect', (_, event, detail) => {
-    const state = readStored('s1', scanOf([text(event)]), known)
-    expect(state.torn?.report).toEqual({ fromSeq: 0, droppedRecords: 1, droppedEvents: 1, detail })
+  ])('%s makes a complete record corruption, and an incomplete last one a torn tail', (_, event, detail) => {
+    expect(errorOf(() => readStored('s1', scanOf([text(event)]), known))).toMatchObject({ code: 'SESSION_CORRUPT', line: 2, seq: 0, detail: `${detail} at line 2 (seq 0)` })
+    const state = readStored('s1', scanOf([text(event)], { last: { complete: false } }), known)
+    expect(state.torn?.report).toEqual({ fromSeq: 0, droppedRecords: 1, droppedEvents: 1, detail: 'incomplete record (no terminating newline)' })
     expect(state.events).toEqual([])
   })
 
-  it('a defect with a later complete turn/end is corruption naming the defect; an incomplete turn/end is no evidence', () => {
+  it('only the incomplete last record is a torn tail: a complete defect anywhere is corruption, valid records after it are never cut', () => {
     const events = turn(0, 1)
-    const texts = [text(events[0]), 'garbage', text(events[2]), text(events[3])]
-    const error = errorOf(() => readStored('s1', scanOf(texts), known))
+    // A defect inside the last open turn, with no turn/end after it: once "a tail", now corruption.
+    const open = [text(events[0]), text(events[1]), 'garbage', text(events[2])]
+    const error = errorOf(() => readStored('s1', scanOf(open), known))
     expect(error).toBeInstanceOf(SessionPersistenceCorruptionError)
-    expect(error).toMatchObject({ code: 'SESSION_CORRUPT', line: 3, seq: 1, location: '/raw/s1.jsonl' })
-    expect((error as Error).message).toBe(
-      'session "s1": corrupt log: record is not valid JSON at line 3 (seq 1), but line 5 is a turn/end (raw log: /raw/s1.jsonl)',
-    )
-    const torn = readStored('s1', scanOf(texts, { last: { complete: false } }), known)
-    expect(torn.torn?.report).toMatchObject({ fromSeq: 1, droppedRecords: 3, droppedEvents: 2 })
-    // The defect itself may be the evidence (a gapped turn/end).
-    const gapped = [text(events[0]), text({ ...events[3], seq: 2 })]
-    expect(errorOf(() => readStored('s1', scanOf(gapped), known))).toMatchObject({ code: 'SESSION_CORRUPT', seq: 1 })
+    expect(error).toMatchObject({ code: 'SESSION_CORRUPT', line: 4, seq: 2, location: '/raw/s1.jsonl' })
+    expect((error as Error).message).toBe('session "s1": corrupt log: record is not valid JSON at line 4 (seq 2) (raw log: /raw/s1.jsonl)')
+    // The same defect as an incomplete record that is not the last one is still corruption.
+    const scan = scanOf([text(events[0]), 'garbage', text(events[2])])
+    const records = scan.records.map((r, i) => (i === 1 ? { ...r, complete: false } : r))
+    expect(errorOf(() => readStored('s1', { ...scan, records }, known))).toMatchObject({ code: 'SESSION_CORRUPT', seq: 1 })
+    // A checksum that fails is corruption too, whatever the text would decode to.
+    const flipped = scanOf([text(events[0]), text(events[1])], { last: { result: { ok: false, reason: 'checksum mismatch (stored 00000001, computed 00000002)' } } })
+    expect(errorOf(() => readStored('s1', flipped, known))).toMatchObject({
+      code: 'SESSION_CORRUPT', line: 3, seq: 1, detail: 'checksum mismatch (stored 00000001, computed 00000002) at line 3 (seq 1)',
+    })
   })
 
-  it('an undecodable last record counts the events store metadata gives it; a mid-log one counts none', () => {
-    const last = readStored('s1', scanOf([text(turn(0, 1)[0]), 'torn'], { last: { eventCount: 50 } }), known)
-    expect(last.torn?.report).toMatchObject({ droppedRecords: 1, droppedEvents: 50 })
-    const scan = scanOf([text(turn(0, 1)[0]), 'garbage', text(turn(0, 1)[2])])
-    const records = scan.records.map((r, i) => (i === 1 ? { ...r, eventCount: 7 } : r))
-    expect(readStored('s1', { ...scan, records }, known).torn?.report).toMatchObject({ droppedRecords: 2, droppedEvents: 1 })
+  it('a torn last record counts its decoded events, else the events store metadata gives it', () => {
+    const decodable = readStored('s1', scanOf([text(turn(0, 1)[0]), chunks(1, 5)], { last: { complete: false } }), known)
+    expect(decodable.torn?.report).toMatchObject({ fromSeq: 1, droppedRecords: 1, droppedEvents: 5 })
+    const last = readStored('s1', scanOf([text(turn(0, 1)[0]), 'torn'], { last: { complete: false, eventCount: 50 } }), known)
+    expect(last.torn?.report).toMatchObject({ droppedRecords: 1, droppedEvents: 50, detail: 'record is not valid JSON' })
+    expect(last.torn?.marker).toBe(1)
+  })
+
+  it('a header the backend cannot trust is corruption before its version is read', () => {
+    const scan = { ...scanOf([], { header: { ...HEADER, version: 99 } }), headerDefect: 'header checksum mismatch (stored 00000001, computed 00000002)' }
+    expect(errorOf(() => readStored('s1', scan, known))).toMatchObject({ code: 'SESSION_CORRUPT', detail: 'header checksum mismatch (stored 00000001, computed 00000002)' })
   })
 
   it('checks in order: version before the header, corruption before unknown types, unknown types before lineage', () => {
@@ -105,7 +113,7 @@ describe('classification (02 §4.1)', () => {
     const corrupt = [text({ type: 'future/event', seq: 0, time: 1, data: {} }), 'garbage', text(turn(1, 1)[3])]
     expect(errorOf(() => readStored('s1', scanOf(corrupt), unknown))).toMatchObject({ code: 'SESSION_CORRUPT' })
     // Only valid events count: an unknown type inside the torn tail is cut, not refused.
-    const tail = readStored('s1', scanOf([text(turn(0, 1)[0]), 'garbage', text({ type: 'future/event', seq: 2, time: 1, data: {} })]), unknown)
+    const tail = readStored('s1', scanOf([text(turn(0, 1)[0]), text({ type: 'future/event', seq: 1, time: 1, data: {} })], { last: { complete: false } }), unknown)
     expect(tail.torn?.report.fromSeq).toBe(1)
     const seeded = { ...HEADER, parentSession: 'p', isSeeded: true, seedLength: 0 }
     const both = errorOf(() => readStored('s1', scanOf([text({ type: 'future/event', seq: 0, time: 1, data: {} })], { header: seeded }), unknown))

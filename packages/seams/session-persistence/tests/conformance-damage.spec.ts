@@ -12,6 +12,6 @@ runSessionPersistenceConformance({
     return { plugin: MemorySessionPersistence, config: { storeName }, damage: memoryDamage(storeName) }
   },
   destroy: () => {},
-  capabilities: { durableAcrossInstances: true, crossProcess: false, damage: 'rows', killSafe: false, locate: false },
-  only: ['torn-tail', 'corruption', 'format', 'list', 'ownership', 'write-behind', 'resume', 'projection-checkpoints'],
+  capabilities: { durableAcrossInstances: true, crossProcess: false, damage: 'rows', killSafe: false, locate: false, tornTail: true },
+  only: ['torn-tail', 'corruption', 'repair', 'format', 'list', 'ownership', 'write-behind', 'resume', 'projection-checkpoints'],
 })

@@ -9,5 +9,5 @@ runSessionPersistenceConformance({
   name: 'memory',
   create: () => ({ plugin: MemorySessionPersistence, config: { storeName: `conformance-${randomUUID()}` } }),
   destroy: () => {},
-  capabilities: { durableAcrossInstances: true, crossProcess: false, damage: null, killSafe: false, locate: false },
+  capabilities: { durableAcrossInstances: true, crossProcess: false, damage: null, killSafe: false, locate: false, tornTail: true },
 })

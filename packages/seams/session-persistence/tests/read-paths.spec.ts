@@ -78,14 +78,26 @@ describe('torn tail versus corruption (02 §4.1)', () => {
     expect((await errorOf(app.sessionPersistence.open('s1', 'write')))).toMatchObject({ code: 'SESSION_CORRUPT' })
   })
 
-  it('a gapped record that is itself turn/end is corruption; garbage without a later turn/end is a torn tail', async () => {
+  it('a gapped record is corruption; garbage inside the last open turn is corruption too, and nothing after it is cut', async () => {
     await store('s1', turn(0, 1))
     damage.corruptRecord('s1', 3, 'seq-gap')
     expect(await errorOf(app.sessionPersistence.inspect('s1'))).toMatchObject({ code: 'SESSION_CORRUPT', seq: 3 })
     await store('s2', [...turn(0, 1), ...turn(4, 2).slice(0, 3)])
     damage.corruptRecord('s2', 4, 'garbage')
-    const inspection = await app.sessionPersistence.inspect('s2')
-    expect(inspection.tornTail).toMatchObject({ fromSeq: 4, droppedRecords: 3, droppedEvents: 2 })
+    const error = await errorOf(app.sessionPersistence.open('s2', 'write'))
+    expect(error).toMatchObject({ code: 'SESSION_CORRUPT', line: 6, seq: 4, detail: 'record is not valid JSON at line 6 (seq 4)' })
+    expect(committed.filter(c => c.source === 'repair')).toEqual([])
+  })
+
+  it('a record whose text changed under its checksum is corruption on every read path', async () => {
+    await store('s1', [...turn(0, 1), ...turn(4, 2)])
+    damage.corruptRecord('s1', 2, 'checksum')
+    for (const read of [() => app.sessionPersistence.inspect('s1'), () => app.sessionPersistence.readFrom('s1', 0), () => app.sessionPersistence.open('s1', 'read')]) {
+      const error = await errorOf(read())
+      expect(error).toMatchObject({ code: 'SESSION_CORRUPT', line: 4, seq: 2 })
+      expect((error as SessionPersistenceCorruptionError).detail).toMatch(/^checksum mismatch \(stored [0-9a-f]{8}, computed [0-9a-f]{8}\) at line 4 \(seq 2\)$/)
+    }
+    expect((await app.sessionPersistence.list()).items.map(i => i.id)).toEqual(['s1'])
   })
 })
 
@@ -107,7 +119,8 @@ describe('format and lineage checks (02 §4.1)', () => {
   it('refuses an unknown non-ignorable type without cutting a torn tail; keeps an ignorable one', async () => {
     await store('s1', turn(0, 1))
     damage.appendRawRecord('s1', '{"type":"future/event","seq":4,"time":1,"data":{}}')
-    damage.appendRawRecord('s1', '{"type":"turn/st')
+    damage.appendRawRecord('s1', '{"type":"turn/start","seq":5,"time":1,"data":{"turn":2}}')
+    damage.tearLastRecord('s1', 8)
     const error = await errorOf(app.sessionPersistence.open('s1', 'write'))
     expect(error).toMatchObject({ code: 'SESSION_FORMAT_UNSUPPORTED', direction: 'newer', found: 'future/event' })
     expect((error as Error).message).toBe(

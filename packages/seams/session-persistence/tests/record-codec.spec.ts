@@ -2,12 +2,15 @@ import { decodeStorageRecord, type SessionEvent } from '@logbook/session'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
+  checksumProblem,
   decodeRecordText,
   encodeBatch,
   encodeEventText,
   MAX_ROW_BYTES,
   MAX_ROW_MEMBERS,
+  recordChecksum,
 } from '../src/record-codec.ts'
+import { turn } from './helpers.ts'
 
 const chunkEvent = (seq: number, text: string, time = 1000 + seq): SessionEvent =>
   ({ type: 'assistant/chunk', seq, time, data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text } } }) as SessionEvent
@@ -87,8 +90,18 @@ describe('record codec (02 §1.4)', () => {
     expect(decodeAll(split.map(r => r.text))).toEqual(mixed)
   })
 
+  it('P-140 checksums every record: CRC-32 of the UTF-8 text (the same from the text or its bytes), and names a mismatch', () => {
+    expect(recordChecksum('123456789')).toBe(0xcbf43926)
+    expect(recordChecksum(Buffer.from('héllo ✓', 'utf8'))).toBe(recordChecksum('héllo ✓'))
+    const records = encodeBatch([...turn(0, 1), ...run(4, 5)], true)
+    for (const record of records) expect(record.crc).toBe(recordChecksum(record.text))
+    expect(checksumProblem(0xcbf43926, 0xcbf43926)).toBeUndefined()
+    expect(checksumProblem(1, 0xcbf43926)).toEqual({ ok: false, reason: 'checksum mismatch (stored 00000001, computed cbf43926)' })
+    expect(checksumProblem(null, 1)).toEqual({ ok: false, reason: 'checksum missing' })
+  })
+
   it('reports records that do not parse or do not decode', () => {
-    expect(decodeRecordText('{"type":"turn/st')).toEqual({ ok: false, reason: 'record is not valid JSON', turnEndEvidence: false })
+    expect(decodeRecordText('{"type":"turn/st')).toEqual({ ok: false, reason: 'record is not valid JSON' })
     const row = decodeRecordText('{"type":"text-chunks","seq0":0,"time0":0,"data":{}}')
     expect(row.ok).toBe(false)
     expect(row.ok ? '' : row.reason).toMatch(/^malformed text-chunks storage row: /)

@@ -45,20 +45,24 @@ export function projectionCheckpointCases(options: ConformanceOptions): void {
     expect(await m.persistence.readProjectionCheckpoint('s1')).toBeUndefined()
   })
 
-  it.skipIf(options.capabilities.damage === null)('P-112 a cut at or below the checkpoint seq removes it; a cut above keeps it', async () => {
+  it('P-112 a cut at or below the checkpoint seq removes it; a cut above keeps it (torn tails, and repair cuts)', async () => {
     const m = await h.mount({ packChunks: false })
     const events = [...completeTurn(0, 1), ...streamingStep(6, 2, 6)]
     await m.store('s1', events)
     const writer = await m.persistence.open('s1', 'write')
     await m.persistence.writeProjectionCheckpoint('s1', checkpoint('s1', 12, 'assistant/chunk'))
     await writer.close()
-    const length = await h.damage.tearLastRecord('s1', Number.MAX_SAFE_INTEGER)
-    await h.damage.tearLastRecord('s1', Math.floor(length / 2))
+    if (h.caps.damage !== null && h.caps.tornTail) {
+      const length = await h.damage.tearLastRecord('s1', Number.MAX_SAFE_INTEGER)
+      await h.damage.tearLastRecord('s1', Math.floor(length / 2))
+    } else {
+      await m.persistence.repair('s1', { cutAt: 14, confirm: 'cut-records' })
+    }
     const above = await m.persistence.open('s1', 'write')
     expect(above.nextSeq).toBe(14)
     await above.close()
     expectLossless(await m.persistence.readProjectionCheckpoint('s1'), checkpoint('s1', 12, 'assistant/chunk'))
-    await h.damage.corruptRecord('s1', 11, 'garbage')
+    await m.persistence.repair('s1', { cutAt: 11, confirm: 'cut-records' })
     const below = await m.persistence.open('s1', 'write')
     expect(below.nextSeq).toBe(11)
     expect(await m.persistence.readProjectionCheckpoint('s1')).toBeUndefined()

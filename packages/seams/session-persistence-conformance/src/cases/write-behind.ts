@@ -1,9 +1,9 @@
 /** Write-behind of live sessions (spec 02 §2.1, §2.2): P-036–P-041 (P-033–P-035 are [unit]). */
 
 import { expect, it } from 'vitest'
-import type { Session } from '@logbook/session'
+import { SESSION_FORMAT_VERSION, type Session } from '@logbook/session'
 import { useHarness, type Mount } from '../harness.ts'
-import { completeTurn, header } from '../events.ts'
+import { completeTurn, CWD, header } from '../events.ts'
 import { expectLossless, expectUnchanged, rejects, storedState } from '../expect.ts'
 import type { ConformanceOptions } from '../types.ts'
 
@@ -85,7 +85,7 @@ export function writeBehindCases(options: ConformanceOptions): void {
     detach()
   })
 
-  it.skipIf(!durable || !options.capabilities.damage)('P-039 reload with an open turn and a torn tail: the tail is cut without closers; the live turn/end is stored later', async () => {
+  it.skipIf(!durable || !options.capabilities.damage || !options.capabilities.tornTail)('P-039 reload with an open turn and a torn tail: the tail is cut without closers; the live turn/end is stored later', async () => {
     const m = await h.mount()
     const { session, detach } = m.live('s1')
     openLiveTurn(session, 1)
@@ -116,6 +116,24 @@ export function writeBehindCases(options: ConformanceOptions): void {
     await expectUnchanged(m, 's1', before)
     detach()
     expect((await m.persistence.inspect('s1')).claim).toBe('none')
+  })
+
+  it('P-153 a live session whose seed differs from the stored log in an earlier event (same seq, type and time) is not adopted: SESSION_ALREADY_EXISTS; unchanged', async () => {
+    const m = await h.mount()
+    const stored = completeTurn(0, 1)
+    // The header a live session gets, so only the events can differ.
+    const current = { version: SESSION_FORMAT_VERSION }
+    await m.store('s1', stored, current)
+    const before = await storedState(m, 's1')
+    const seed = stored.map(e => ({ ...e }))
+    const message = seed[1]!.data as { content: { type: string; text: string }[] }
+    seed[1] = { ...seed[1]!, data: { ...message, content: [{ type: 'text', text: 'a prompt the model never saw' }] } } as never
+    const { session, detach } = m.live('s1', { seed, meta: { createdAt: header('s1').createdAt, cwd: CWD } })
+    expect(session.header).toEqual(header('s1', current))
+    session.append('turn/start', { turn: 2 })
+    await rejects(m.sessions.flush(session), 'SESSION_ALREADY_EXISTS')
+    await expectUnchanged(m, 's1', before)
+    detach()
   })
 
   it('P-041 session/created twice for one object stores no duplicates; committed events are the live objects', async () => {

@@ -1,0 +1,78 @@
+/**
+ * The line framing of a session file (02 §5 "Lines"). Framing 2 (the current store format) prefixes every line, the
+ * header included, with the record's checksum: 8 lowercase hex digits and one space, then the record text, then
+ * `\n` — `<crc> <json>\n`. The prefix sits outside the JSON, so a reader checks the exact stored bytes before it
+ * parses them, and a writer adds 9 bytes per record. Framing 1 (older files) has plain JSON lines and no checksums;
+ * a file's header line says which framing its records use.
+ */
+import { checksumProblem, hex8, recordChecksum, type EncodedRecord, type RecordResult } from '@logbook/session-persistence'
+
+/** The framing this build writes: checksum-prefixed lines. */
+export const CURRENT_FRAMING = 2
+/** The framing of files written before checksums: plain JSON lines. */
+export const LEGACY_FRAMING = 1
+/** A framing this build reads. */
+export type Framing = typeof LEGACY_FRAMING | typeof CURRENT_FRAMING
+
+/** Bytes before the record text in a framed line: 8 hex digits and a space. */
+export const PREFIX_BYTES = 9
+
+const SPACE = 0x20
+
+/** The value of one lowercase hex digit byte, or -1. */
+function hexDigit(byte: number): number {
+  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30
+  if (byte >= 0x61 && byte <= 0x66) return byte - 0x57
+  return -1
+}
+
+/** The framing of a file whose header line starts with `byte`: `{` is a plain JSON line (framing 1). */
+export function framingOfFirstByte(byte: number | undefined): Framing {
+  return byte === 0x7b ? LEGACY_FRAMING : CURRENT_FRAMING
+}
+
+/** The line of a record `text` with checksum `crc` in `framing`, newline included. */
+export function frameLine(text: string, crc: number, framing: Framing): string {
+  return framing === CURRENT_FRAMING ? `${hex8(crc)} ${text}\n` : `${text}\n`
+}
+
+/** The text of `records`, one line each in `framing`. */
+export function frameRecords(records: readonly EncodedRecord[], framing: Framing): string {
+  let text = ''
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i] as EncodedRecord
+    text += frameLine(record.text, record.crc, framing)
+  }
+  return text
+}
+
+/** The stored checksum of the framed line in `bytes[start, end)`, or -1 when it has no checksum prefix. */
+function storedChecksum(bytes: Uint8Array, start: number, end: number): number {
+  if (end - start < PREFIX_BYTES || bytes[start + 8] !== SPACE) return -1
+  let value = 0
+  for (let i = start; i < start + 8; i++) {
+    const digit = hexDigit(bytes[i] as number)
+    if (digit < 0) return -1
+    value = value * 16 + digit
+  }
+  return value
+}
+
+/**
+ * Check the framed line `bytes[start, end)` (no newline): its prefix, then the checksum of the bytes after it.
+ * Returns where the record text starts, or the defect.
+ */
+export function unframeBytes(bytes: Uint8Array, start: number, end: number): { readonly textStart: number } | RecordResult {
+  const stored = storedChecksum(bytes, start, end)
+  if (stored < 0) return { ok: false, reason: 'record has no checksum prefix' }
+  const textStart = start + PREFIX_BYTES
+  return checksumProblem(stored, recordChecksum(bytes.subarray(textStart, end))) ?? { textStart }
+}
+
+/** `unframeBytes` for a line already decoded to text: the record text, or why the line is a defect. */
+export function unframeText(line: string): { readonly text: string } | { readonly problem: string } {
+  const bytes = Buffer.from(line, 'utf8')
+  const result = unframeBytes(bytes, 0, bytes.length)
+  if ('textStart' in result) return { text: line.slice(PREFIX_BYTES) }
+  return { problem: result.ok ? 'unreadable record' : result.reason }
+}

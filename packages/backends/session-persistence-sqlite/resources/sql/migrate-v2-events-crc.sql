@@ -1,0 +1,1 @@
+ALTER TABLE logbook_events ADD COLUMN crc INTEGER

@@ -1,0 +1,1 @@
+ALTER TABLE logbook_sessions ADD COLUMN crc INTEGER

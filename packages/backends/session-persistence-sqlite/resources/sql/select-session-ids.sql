@@ -1,0 +1,1 @@
+SELECT id FROM logbook_sessions ORDER BY id

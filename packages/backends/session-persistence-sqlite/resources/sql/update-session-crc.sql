@@ -1,0 +1,1 @@
+UPDATE logbook_sessions SET crc = :crc WHERE id = :id
