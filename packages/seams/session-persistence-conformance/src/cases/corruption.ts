@@ -4,12 +4,13 @@
  * writes.
  */
 
-import { expect, it } from 'vitest'
+import { expect } from 'vitest'
 import type { SessionPersistenceCorruptionError } from '@logbook/session-persistence'
 import { useHarness, type Mount } from '../harness.ts'
 import { completeTurn, completeTurns, event, streamingStep, userMessage } from '../events.ts'
 import { listed, rejects } from '../expect.ts'
 import type { ConformanceOptions } from '../types.ts'
+import { itUnless } from './it-unless.ts'
 
 const WHOLE = Number.MAX_SAFE_INTEGER
 
@@ -46,7 +47,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     if (h.caps.locate) expect(error.location).toEqual(expect.any(String))
   }
 
-  it.skipIf(kind === null)('P-077 garbage mid-log with a valid turn/end later is SESSION_CORRUPT naming line/seq; every path leaves it unchanged', async () => {
+  itUnless(kind === null)('P-077 garbage mid-log with a valid turn/end later is SESSION_CORRUPT naming line/seq; every path leaves it unchanged', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurns(2))
     const length = await h.damage.tearLastRecord('s1', WHOLE)
@@ -56,7 +57,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     expect(await h.damage.tearLastRecord('s1', WHOLE)).toBe(length)
   })
 
-  it.skipIf(kind === null)('P-078 a seq gap with a later turn/end, or a gapped record that is itself turn/end, is SESSION_CORRUPT', async () => {
+  itUnless(kind === null)('P-078 a seq gap with a later turn/end, or a gapped record that is itself turn/end, is SESSION_CORRUPT', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurns(2))
     await h.damage.corruptRecord('s1', 3, 'seq-gap')
@@ -66,7 +67,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     expectNamed(await refusedEverywhere(m, 's2'), 5, 5)
   })
 
-  it.skipIf(kind === null)('P-080 an unparsable header or a header id other than the requested one is SESSION_CORRUPT, never torn; other sessions are unaffected', async () => {
+  itUnless(kind === null)('P-080 an unparsable header or a header id other than the requested one is SESSION_CORRUPT, never torn; other sessions are unaffected', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     await m.store('s2', completeTurn(0, 1))
@@ -85,7 +86,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     expect((await m.persistence.inspect('s2')).events).toHaveLength(12)
   })
 
-  it.skipIf(kind === null)('P-141 a complete defect inside the last open turn, valid records after it and no turn/end, is SESSION_CORRUPT: nothing is cut', async () => {
+  itUnless(kind === null)('P-141 a complete defect inside the last open turn, valid records after it and no turn/end, is SESSION_CORRUPT: nothing is cut', async () => {
     const m = await h.mount({ packChunks: false })
     await m.store('s1', [...completeTurn(0, 1), ...streamingStep(6, 2, 4)])
     const length = await h.damage.tearLastRecord('s1', WHOLE)
@@ -94,7 +95,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     expect(await h.damage.tearLastRecord('s1', WHOLE)).toBe(length)
   })
 
-  it.skipIf(kind === null)('P-142 one digit changed under a record\'s checksum (mid-log, or the last record) is SESSION_CORRUPT "checksum mismatch" on every path', async () => {
+  itUnless(kind === null)('P-142 one digit changed under a record\'s checksum (mid-log, or the last record) is SESSION_CORRUPT "checksum mismatch" on every path', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurns(2))
     await h.damage.corruptRecord('s1', 2, 'checksum')
@@ -110,7 +111,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     expect((await m.persistence.list()).items.map(i => i.id)).toContain('s3')
   })
 
-  it.skipIf(kind === null || h.caps.tornTail)('P-143 without torn tails, a damaged last record is SESSION_CORRUPT, never cut', async () => {
+  itUnless(kind === null || h.caps.tornTail)('P-143 without torn tails, a damaged last record is SESSION_CORRUPT, never cut', async () => {
     const m = await h.mount()
     await m.store('s1', [...completeTurn(0, 1), event('turn/start', 6, { turn: 2 }), userMessage(7)])
     const length = await h.damage.tearLastRecord('s1', WHOLE)
@@ -118,7 +119,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     expectNamed(await refusedEverywhere(m, 's1'), 7, 7)
   })
 
-  it.skipIf(kind === null)('P-144 one digit of the header changed under its checksum is SESSION_CORRUPT on every path, and a listing problem', async () => {
+  itUnless(kind === null)('P-144 one digit of the header changed under its checksum is SESSION_CORRUPT on every path, and a listing problem', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     await m.store('s2', completeTurn(0, 1))

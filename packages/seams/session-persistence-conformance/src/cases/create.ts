@@ -5,6 +5,7 @@ import { useHarness } from '../harness.ts'
 import { completeTurn, completeTurns, event, header } from '../events.ts'
 import { expectLossless, rejects } from '../expect.ts'
 import type { ConformanceOptions } from '../types.ts'
+import { itUnless } from './it-unless.ts'
 
 /** Register the `create` cases. */
 export function createCases(options: ConformanceOptions): void {
@@ -30,7 +31,7 @@ export function createCases(options: ConformanceOptions): void {
     await (await m.persistence.create(header('s1'))).close()
   })
 
-  it.skipIf(!durable)('P-002 a created and appended turn reads back lossless-equal in a new instance', async () => {
+  itUnless(!durable)('P-002 a created and appended turn reads back lossless-equal in a new instance', async () => {
     const m1 = await h.mount()
     const handle = await m1.persistence.create(header('s1', { agentPreset: 'coder' }))
     const result = await handle.append(completeTurn(0, 1))

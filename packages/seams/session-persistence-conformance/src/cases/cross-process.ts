@@ -2,13 +2,14 @@
 
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
-import { expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { useHarness } from '../harness.ts'
 import { completeTurn, completeTurns, header } from '../events.ts'
 import { expectLossless, expectUnchanged, rejects, storedState } from '../expect.ts'
 import type { ConformanceOptions } from '../types.ts'
 import { RemoteError } from '../worker/parent.ts'
 import type { LiveAppend } from '../worker/protocol.ts'
+import { itUnless } from './it-unless.ts'
 
 const turnAppends = (turn: number, text: string): LiveAppend[] => [
   { type: 'turn/start', data: { turn } },
@@ -33,7 +34,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
   const xp = options.capabilities.crossProcess
   const dmg = options.capabilities.damage !== null
 
-  it.skipIf(!xp)('P-019 inspect.claim is other-process while a child holds the id', async () => {
+  itUnless(!xp)('P-019 inspect.claim is other-process while a child holds the id', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     const child = await h.worker()
@@ -43,7 +44,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
     expect((await m.persistence.inspect('s1')).claim).toBe('none')
   })
 
-  it.skipIf(!xp)('P-054 a child holds a write handle: the parent open(write) is SESSION_LOCKED naming the child; reads work; after close the parent opens', async () => {
+  itUnless(!xp)('P-054 a child holds a write handle: the parent open(write) is SESSION_LOCKED naming the child; reads work; after close the parent opens', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     const child = await h.worker()
@@ -67,7 +68,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
     await writer.close()
   })
 
-  it.skipIf(!xp)('P-055 a child SIGKILLed while holding the lock: the parent takes it over', async () => {
+  itUnless(!xp)('P-055 a child SIGKILLed while holding the lock: the parent takes it over', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     const child = await h.worker()
@@ -81,7 +82,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
     expectLossless(await m.persistence.readFrom('s1', 0), completeTurns(2))
   })
 
-  it.skipIf(!xp)('P-056 two coordinators in one process: the second open is SESSION_LOCKED (process scope); a leftover lock of this pid is taken over', async () => {
+  itUnless(!xp)('P-056 two coordinators in one process: the second open is SESSION_LOCKED (process scope); a leftover lock of this pid is taken over', async () => {
     const m1 = await h.mount()
     const m2 = await h.mount()
     await m1.store('s1', completeTurn(0, 1))
@@ -100,7 +101,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
     }
   })
 
-  it.skipIf(!xp || !dmg)('P-057 a holder on another host is never taken over; breakLock with a wrong owner id is SESSION_CONFLICT, with the right one the open succeeds', async () => {
+  itUnless(!xp || !dmg)('P-057 a holder on another host is never taken over; breakLock with a wrong owner id is SESSION_CONFLICT, with the right one the open succeeds', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     const ownerId = randomUUID()
@@ -118,7 +119,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
     await writer.close()
   })
 
-  it.skipIf(!xp)('P-058 8 children × 20 rounds of open, append a turn, close: one holder at a time; the final log is contiguous and every turn complete', async () => {
+  itUnless(!xp)('P-058 8 children × 20 rounds of open, append a turn, close: one holder at a time; the final log is contiguous and every turn complete', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     const children = await Promise.all(Array.from({ length: 8 }, () => h.worker()))
@@ -133,7 +134,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
     expect(inspection.claim).toBe('none')
   })
 
-  it.skipIf(!xp)('P-059 two processes create a live session with one new id: one persists, the other flush is SESSION_LOCKED', async () => {
+  itUnless(!xp)('P-059 two processes create a live session with one new id: one persists, the other flush is SESSION_LOCKED', async () => {
     const m = await h.mount()
     const [a, b] = await Promise.all([h.worker(), h.worker()])
     const outcomes = await Promise.allSettled([
@@ -157,7 +158,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
     expect((await m.persistence.readFrom('n1', 0)).length).toBe(3)
   })
 
-  it.skipIf(!xp)('P-060 breakLock under a live writer: its next write is SESSION_LOCKED lost, nothing written', async () => {
+  itUnless(!xp)('P-060 breakLock under a live writer: its next write is SESSION_LOCKED lost, nothing written', async () => {
     const m = await h.mount()
     const child = await h.worker()
     await child.request({ op: 'live-create', id: 'w1', cwd: '/home/user/w', appends: turnAppends(1, 'hi'), flush: true })

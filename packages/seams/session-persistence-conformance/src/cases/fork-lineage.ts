@@ -6,6 +6,7 @@ import { useHarness, type Mount } from '../harness.ts'
 import { appendLive, completeTurn, openToolStep } from '../events.ts'
 import { expectLossless, storedState } from '../expect.ts'
 import type { ConformanceOptions } from '../types.ts'
+import { itUnless } from './it-unless.ts'
 
 /** A live parent `p1` (cwd /home/user/fork, delegationDepth 1) with a complete turn and an open tool step; flushed. */
 async function liveParent(m: Mount): Promise<Session> {
@@ -42,7 +43,7 @@ export function forkLineageCases(options: ConformanceOptions): void {
     expect(after).toEqual(before)
   })
 
-  it.skipIf(!options.capabilities.durableAcrossInstances)('P-086 a fork child resumed in a new instance has identical events and inheritedEventCount b+1; list finds it; a grandchild keeps its lineage', async () => {
+  itUnless(!options.capabilities.durableAcrossInstances)('P-086 a fork child resumed in a new instance has identical events and inheritedEventCount b+1; list finds it; a grandchild keeps its lineage', async () => {
     const m1 = await h.mount()
     const parent = await liveParent(m1)
     const child = m1.sessions.fork(parent, 9, 'k1' as SessionId)

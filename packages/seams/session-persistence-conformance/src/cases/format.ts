@@ -7,6 +7,7 @@ import { useHarness, type Mount } from '../harness.ts'
 import { completeTurn, event, header } from '../events.ts'
 import { expectLossless, listed, rejects } from '../expect.ts'
 import type { ConformanceOptions } from '../types.ts'
+import { itUnless } from './it-unless.ts'
 
 const UNKNOWN_TYPE_TEXT = 'unknown to this build (written by a newer Logbook or a plugin that is not loaded)'
 
@@ -39,7 +40,7 @@ export function formatCases(options: ConformanceOptions): void {
     }
   }
 
-  it.skipIf(noDamage)('P-081 a header version above the supported one is SESSION_FORMAT_UNSUPPORTED newer, asking to upgrade, naming the raw log', async () => {
+  itUnless(noDamage)('P-081 a header version above the supported one is SESSION_FORMAT_UNSUPPORTED newer, asking to upgrade, naming the raw log', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     const location = await m.persistence.locate('s1')
@@ -51,7 +52,7 @@ export function formatCases(options: ConformanceOptions): void {
     expectRawLog(error, location)
   })
 
-  it.skipIf(noDamage)('P-082 a header version below the oldest readable one is older with no upgrade path; a future version with an invalid header is still FORMAT_UNSUPPORTED', async () => {
+  itUnless(noDamage)('P-082 a header version below the oldest readable one is older with no upgrade path; a future version with an invalid header is still FORMAT_UNSUPPORTED', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     const location = await m.persistence.locate('s1')
@@ -70,7 +71,7 @@ export function formatCases(options: ConformanceOptions): void {
     expect(newer).toMatchObject({ direction: 'newer', found: S + 7 })
   })
 
-  it.skipIf(noDamage)('P-083 a stored future/event is FORMAT_UNSUPPORTED naming it and nothing is cut despite a torn tail (where records tear); an ignorable one is kept', async () => {
+  itUnless(noDamage)('P-083 a stored future/event is FORMAT_UNSUPPORTED naming it and nothing is cut despite a torn tail (where records tear); an ignorable one is kept', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     const location = await m.persistence.locate('s1')

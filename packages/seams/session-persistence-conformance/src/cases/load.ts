@@ -6,6 +6,7 @@ import { useHarness } from '../harness.ts'
 import { completeTurn, openToolStep } from '../events.ts'
 import { expectDeepFrozen, expectLossless, expectUnchanged, rejects, storedState } from '../expect.ts'
 import type { ConformanceOptions } from '../types.ts'
+import { itUnless } from './it-unless.ts'
 
 /** Register the `load` cases. */
 export function loadCases(options: ConformanceOptions): void {
@@ -49,7 +50,7 @@ export function loadCases(options: ConformanceOptions): void {
     detach()
   })
 
-  it.skipIf(!xp)('P-116 another live process holds the session: load → SESSION_BUSY, nothing written; inspect shows the open turn without closers', async () => {
+  itUnless(!xp)('P-116 another live process holds the session: load → SESSION_BUSY, nothing written; inspect shows the open turn without closers', async () => {
     const m = await h.mount()
     const events = [...completeTurn(0, 1), ...openToolStep(6, 2, ['c1'])]
     await m.store('s1', events)

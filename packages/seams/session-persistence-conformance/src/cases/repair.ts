@@ -9,13 +9,14 @@ import { useHarness } from '../harness.ts'
 import { chunkRun, completeTurn, completeTurns, event } from '../events.ts'
 import { expectLossless, listed, rejects, storedState } from '../expect.ts'
 import type { ConformanceOptions } from '../types.ts'
+import { itUnless } from './it-unless.ts'
 
 /** Register the `repair` cases. */
 export function repairCases(options: ConformanceOptions): void {
   const h = useHarness(options)
   const noDamage = options.capabilities.damage === null
 
-  it.skipIf(noDamage)('P-145 repair names every record from the first defect and its events, cuts only when confirmed, keeps a backup, and the log opens again', async () => {
+  itUnless(noDamage)('P-145 repair names every record from the first defect and its events, cuts only when confirmed, keeps a backup, and the log opens again', async () => {
     const m = await h.mount({ packChunks: true })
     const events = [...completeTurns(2), event('turn/start', 12, { turn: 3 }), ...chunkRun(13, 5, 3, 1)]
     await m.store('s1', events)

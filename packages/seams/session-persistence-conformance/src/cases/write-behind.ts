@@ -6,6 +6,7 @@ import { useHarness, type Mount } from '../harness.ts'
 import { completeTurn, CWD, header } from '../events.ts'
 import { expectLossless, expectUnchanged, rejects, storedState } from '../expect.ts'
 import type { ConformanceOptions } from '../types.ts'
+import { itUnless } from './it-unless.ts'
 
 /** Append a user turn opening (turn/start, user/message, step/start) to a live session. */
 export function openLiveTurn(session: Session, turn: number): void {
@@ -68,7 +69,7 @@ export function writeBehindCases(options: ConformanceOptions): void {
     detach()
   })
 
-  it.skipIf(!durable)('P-038 unload, two appends, reload: the session is adopted and the stored log is contiguous and complete', async () => {
+  itUnless(!durable)('P-038 unload, two appends, reload: the session is adopted and the stored log is contiguous and complete', async () => {
     const m = await h.mount()
     const { session, detach } = m.live('s1')
     openLiveTurn(session, 1)
@@ -85,7 +86,7 @@ export function writeBehindCases(options: ConformanceOptions): void {
     detach()
   })
 
-  it.skipIf(!durable || !options.capabilities.damage || !options.capabilities.tornTail)('P-039 reload with an open turn and a torn tail: the tail is cut without closers; the live turn/end is stored later', async () => {
+  itUnless(!durable || !options.capabilities.damage || !options.capabilities.tornTail)('P-039 reload with an open turn and a torn tail: the tail is cut without closers; the live turn/end is stored later', async () => {
     const m = await h.mount()
     const { session, detach } = m.live('s1')
     openLiveTurn(session, 1)
