@@ -7,6 +7,8 @@
 import { assertSessionHeader, deepFreeze, isSupportedSessionFormat, SESSION_FORMAT_VERSION, SessionId, type SessionHeader } from '@logbook/session'
 import {
   formatVersionError,
+  headerColumnProblem,
+  parseHeaderColumn,
   SessionPersistenceCorruptionError,
   type BackendListQuery,
   type BackendListResult,
@@ -14,7 +16,7 @@ import {
   type SessionSummary,
 } from '@logbook/session-persistence'
 import { checksumMismatch, crcProblem } from './rows.ts'
-import { headerChecksumProblem, headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
+import { headerChecksumProblem, revisionToken, type SessionRow } from './session-row.ts'
 import type { PgStore } from './store.ts'
 
 interface ListRow extends SessionRow {
@@ -45,7 +47,7 @@ function summarise(row: ListRow, storeId: string): SessionSummary | Error {
   if (tailProblem !== undefined) {
     return checksumMismatch(row.id, `the record ending at seq ${String(row.tail_last_seq)}`, tailProblem, row.tail_last_seq ?? undefined)
   }
-  const header = parseHeader(row)
+  const header = parseHeaderColumn(row)
   if (header === undefined) {
     return new SessionPersistenceCorruptionError(`session "${row.id}": stored header is not valid JSON`, { sessionId: row.id, detail: 'header is not valid JSON' })
   }

@@ -4,9 +4,9 @@
  * members) whose last seq reaches `fromSeq`, through the `(session_id, seq)` key, never the whole log. Rows at or
  * beyond `next_seq` and rows missing below it are defects too.
  */
-import type { PhysicalScan, ScanRecord } from '@logbook/session-persistence'
+import { headerColumnProblem, parseHeaderColumn, type PhysicalScan, type ScanRecord } from '@logbook/session-persistence'
 import { coveredBy, rowRecord, type EventRow } from './rows.ts'
-import { headerChecksumProblem, headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
+import { headerChecksumProblem, revisionToken, type SessionRow } from './session-row.ts'
 import type { Client, PgStore } from './store.ts'
 
 /** Most members of a packed row, hence how far before `fromSeq` a seek starts. */
@@ -79,7 +79,7 @@ export async function scanSession(store: PgStore, id: string, fromSeq: number | 
   })
   if (read === undefined) return undefined
   const { session, rows } = read
-  const header = parseHeader(session)
+  const header = parseHeaderColumn(session)
   const headerDefect = headerChecksumProblem(session)
   const headerProblem = header === undefined ? undefined : headerColumnProblem(session, header)
   const revision = revisionToken(state.storeId, session.incarnation, session.revision)

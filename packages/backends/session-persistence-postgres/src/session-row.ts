@@ -42,36 +42,6 @@ export function headerChecksumProblem(row: SessionRow): string | undefined {
   return problem === undefined ? undefined : `header ${problem}`
 }
 
-/** The parsed header JSON of a row (`undefined` when it does not parse). */
-export function parseHeader(row: SessionRow): unknown {
-  try {
-    return JSON.parse(row.header) as unknown
-  } catch {
-    return undefined
-  }
-}
-
-const columnValue = (value: unknown): unknown => (value === undefined ? null : value)
-
-/** Why the row's indexed columns disagree with its parsed header, or `undefined` (also for a non-object header). */
-export function headerColumnProblem(row: SessionRow, header: unknown): string | undefined {
-  if (typeof header !== 'object' || header === null || Array.isArray(header)) return undefined
-  const h = header as Partial<Record<keyof SessionHeader, unknown>>
-  const pairs: readonly [string, unknown, unknown][] = [
-    ['id', row.id, h.id],
-    ['version', row.version, h.version],
-    ['created_at', row.created_at, h.createdAt],
-    ['cwd', row.cwd, columnValue(h.cwd)],
-    ['parent_session', row.parent_session, columnValue(h.parentSession)],
-  ]
-  for (const [column, stored, inHeader] of pairs) {
-    if (stored !== inHeader) {
-      return `header column ${column} (${JSON.stringify(stored)}) differs from the header JSON (${JSON.stringify(inHeader) ?? 'absent'})`
-    }
-  }
-  return undefined
-}
-
 /** The values `insertSession` binds for a new session (`$1`…`$8`). */
 export function sessionValues(header: SessionHeader, incarnation: string): unknown[] {
   const text = JSON.stringify(header)

@@ -7,6 +7,8 @@
 import { assertSessionHeader, deepFreeze, isSupportedSessionFormat, SESSION_FORMAT_VERSION, SessionId, type SessionHeader } from '@logbook/session'
 import {
   formatVersionError,
+  headerColumnProblem,
+  parseHeaderColumn,
   SessionPersistenceCorruptionError,
   type BackendListQuery,
   type BackendListResult,
@@ -14,7 +16,7 @@ import {
   type SessionSummary,
 } from '@logbook/session-persistence'
 import type { Statement } from './connection.ts'
-import { headerChecksumProblem, headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
+import { headerChecksumProblem, revisionToken, type SessionRow } from './session-row.ts'
 
 /** The parameters `list-sessions.sql` binds for a query (`limit` −1: no limit; rows are filtered while read). */
 function listParams(query: BackendListQuery): Record<string, string | number | null> {
@@ -37,7 +39,7 @@ function summarise(row: SessionRow, storeId: string, location: string | undefine
   if (defect !== undefined) {
     return new SessionPersistenceCorruptionError(`session "${row.id}": ${defect}`, { sessionId: row.id, ...where, detail: defect })
   }
-  const header = parseHeader(row)
+  const header = parseHeaderColumn(row)
   if (header === undefined) {
     return new SessionPersistenceCorruptionError(`session "${row.id}": stored header is not valid JSON`, {
       sessionId: row.id,

@@ -4,10 +4,10 @@
  * ending before `s`, so it never walks the whole log.
  */
 
-import { SessionPersistenceError, type PhysicalScan, type ScanRecord } from '@logbook/session-persistence'
+import { headerColumnProblem, parseHeaderColumn, SessionPersistenceError, type PhysicalScan, type ScanRecord } from '@logbook/session-persistence'
 import type { Statement } from './connection.ts'
 import { checkRow, coveredBy, scanRecord, type EventRow } from './event-rows.ts'
-import { headerChecksumProblem, headerColumnProblem, parseHeader, revisionToken, type SessionRow } from './session-row.ts'
+import { headerChecksumProblem, revisionToken, type SessionRow } from './session-row.ts'
 import type { StatementName } from './sql.ts'
 
 type Stmt = (name: StatementName) => Statement
@@ -77,7 +77,7 @@ function rowRecords(rows: Iterable<EventRow>, nextSeq: number, start: number, fr
 export function scanSession(stmt: Stmt, id: string, fromSeq: number | undefined, state: ScanState): PhysicalScan<number> | undefined {
   const session = stmt('select-session').get({ id }) as SessionRow | undefined
   if (session === undefined) return undefined
-  const header = parseHeader(session)
+  const header = parseHeaderColumn(session)
   const headerProblem = header === undefined ? undefined : headerColumnProblem(session, header)
   const headerDefect = headerChecksumProblem(session)
   const revision = revisionToken(state.storeId, session.incarnation, session.revision)

@@ -37,39 +37,6 @@ export function revisionToken(storeId: string, incarnation: string, revision: nu
   return `sqlite:${storeId}:${incarnation}:${revision}`
 }
 
-/** The parsed header JSON of a row, or `undefined` when it does not parse. */
-export function parseHeader(row: SessionRow): unknown {
-  try {
-    return JSON.parse(row.header) as unknown
-  } catch {
-    return undefined
-  }
-}
-
-const columnValue = (value: unknown): unknown => (value === undefined ? null : value)
-
-/**
- * Why the row's indexed columns disagree with its parsed header object, or `undefined` when they agree (or when the
- * header is not an object: the coordinator reports that itself).
- */
-export function headerColumnProblem(row: SessionRow, header: unknown): string | undefined {
-  if (typeof header !== 'object' || header === null || Array.isArray(header)) return undefined
-  const h = header as Partial<Record<keyof SessionHeader, unknown>>
-  const pairs: readonly [string, unknown, unknown][] = [
-    ['id', row.id, h.id],
-    ['version', row.version, h.version],
-    ['created_at', row.created_at, h.createdAt],
-    ['cwd', row.cwd, columnValue(h.cwd)],
-    ['parent_session', row.parent_session, columnValue(h.parentSession)],
-  ]
-  for (const [column, stored, inHeader] of pairs) {
-    if (stored !== inHeader) {
-      return `header column ${column} (${JSON.stringify(stored)}) differs from the header JSON (${JSON.stringify(inHeader) ?? 'absent'})`
-    }
-  }
-  return undefined
-}
-
 /** The parameters `insert-session.sql` binds for a new session. */
 export function sessionParams(header: SessionHeader, incarnation: string): Record<string, string | number | null> {
   const text = JSON.stringify(header)
