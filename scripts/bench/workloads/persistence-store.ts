@@ -95,7 +95,7 @@ export async function storeEvents(persistence: SessionPersistence, id: string, e
 /**
  * Stores `count` sessions of one W turn each (B9, B12, S2): ids `s0000`, `s0001`, … (zero-padded so the ids sort as
  * the sessions were made), seed `1000 + i`, start times an hour apart. One after another: storing 16 at a time was
- * no faster (the time is the backends' per-session create and close, not W's generation), and 10,000 take ≈ 40 s.
+ * no faster (the time is the backends' per-session create and close, not W's generation); 10,000 take tens of seconds.
  */
 export async function storeSessions(persistence: SessionPersistence, count: number): Promise<void> {
   const width = Math.max(4, String(count - 1).length)
