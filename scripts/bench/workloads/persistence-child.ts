@@ -8,9 +8,9 @@
  * - `eager-build`: B2's reference, the floor plus building every event frozen (no checks, no session);
  * - `unpacked-floor`: B2's other reference, the floor over W stored one event per line;
  * - `rss`: M, RSS after imports and mount, then peak RSS after the resume;
- * - `prep-many`: store `count` sessions of one W turn each, with distinct times;
- * - `list`: B9, the first page of 50 and a full walk, timed;
- * - `list-floor`: B9's floor, read the header and the last 4 KiB of each stored session (PostgreSQL: each header
+ * - `prep-many`: store `count` sessions of one W turn each, with distinct times (B9, B12);
+ * - `list`: B9 and B12, the first page of 50 and a full walk, timed;
+ * - `list-floor`: B9's and B12's floor, read the header and the last 4 KiB of each stored session (PostgreSQL: each header
  *   row and its last record).
  */
 
@@ -20,7 +20,7 @@ import { join } from 'node:path'
 import { encodeBatch } from '@logbook/session-persistence'
 import { collectGarbage } from '../harness.ts'
 import { W_TURNS, wEvents, wEventStream } from '../session-w.ts'
-import { backendKind, mount, resume, storeEvents, storeEventStream, storePath, type BackendKind } from './persistence-store.ts'
+import { backendKind, mount, resume, storeEvents, storeEventStream, storeSessions, storePath, type BackendKind } from './persistence-store.ts'
 import { BENCH_SCHEMA, benchUrl, pgClient } from './postgres-server.ts'
 
 type Sqlite = {
@@ -263,10 +263,7 @@ async function main(): Promise<unknown> {
     case 'prep-many': {
       const count = Number(countArg)
       const m = await mount(kind, dir, { durable: false })
-      for (let i = 0; i < count; i++) {
-        const events = wEvents({ turns: 1, seed: 1000 + i, start: 1_700_000_000_000 + i * 3_600_000 })
-        await storeEvents(m.persistence, `s${String(i).padStart(4, '0')}`, events)
-      }
+      await storeSessions(m.persistence, count)
       await m.stop()
       return { sessions: count }
     }

@@ -1,5 +1,5 @@
 /**
- * Shared by the persistence workloads (B2, B4, B5, B9, M): mounting a backend on a temp dir, storing W quickly,
+ * Shared by the persistence workloads (B2, B4, B5, B9, B12, M, S2): mounting a backend on a temp dir, storing W quickly,
  * the resume sequence of 02 §4.3, and running a workload script in a fresh child process (`runChild`; `childStep` for
  * one measurement step of `persistence-child.ts`).
  * Fixtures live in the OS temp dir, never in the repo; every helper that creates one also removes it.
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { Context, type Fiber } from '@deepseek-ai/cordis'
 import SessionStore, { openTurnClosers, SessionId, type Session, type SessionEvent, type SessionHeader } from '@logbook/session'
 import type { SessionPersistence } from '@logbook/session-persistence'
-import { W_EVENTS_PER_TURN } from '../session-w.ts'
+import { W_EVENTS_PER_TURN, wEvents } from '../session-w.ts'
 import { BENCH_SCHEMA, benchUrl } from './postgres-server.ts'
 
 /** The durable backends the workloads compare. */
@@ -89,6 +89,19 @@ export async function storeEvents(persistence: SessionPersistence, id: string, e
     for (let i = 0; i < events.length; i += W_EVENTS_PER_TURN) await handle.append(events.slice(i, i + W_EVENTS_PER_TURN))
   } finally {
     await handle.close()
+  }
+}
+
+/**
+ * Stores `count` sessions of one W turn each (B9, B12, S2): ids `s0000`, `s0001`, … (zero-padded so the ids sort as
+ * the sessions were made), seed `1000 + i`, start times an hour apart. One after another: storing 16 at a time was
+ * no faster (the time is the backends' per-session create and close, not W's generation); 10,000 take tens of seconds.
+ */
+export async function storeSessions(persistence: SessionPersistence, count: number): Promise<void> {
+  const width = Math.max(4, String(count - 1).length)
+  for (let i = 0; i < count; i++) {
+    const events = wEvents({ turns: 1, seed: 1000 + i, start: 1_700_000_000_000 + i * 3_600_000 })
+    await storeEvents(persistence, `s${String(i).padStart(width, '0')}`, events)
   }
 }
 

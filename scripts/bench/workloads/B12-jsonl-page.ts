@@ -1,0 +1,4 @@
+/** B12 (page) for the JSONL backend: B9's listing over 10,000 sessions (see B9-common.ts). */
+import { B12_SESSIONS, runListing } from './B9-common.ts'
+
+runListing('B12', B12_SESSIONS, 'jsonl', 'page')
