@@ -39,7 +39,7 @@ export { assertSessionEvent } from './validate.ts'
 export { CORE_SESSION_EVENT_TYPES, isSurfaceType } from './vocabulary.ts'
 
 export { Session } from './session.ts'
-export { foldSurface, isAppendSurfaceEvent, isReplacementSurfaceEvent, isSurfaceEvent } from './surface.ts'
+export { foldSurface, isAppendSurfaceEvent, isReplacementSurfaceEvent, isSurfaceEvent, jsonEqual } from './surface.ts'
 export { deriveEventMessage } from './derive.ts'
 export { forkSeed } from './fork.ts'
 export { openTurnClosers, TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './closers.ts'

@@ -186,7 +186,7 @@ function sameObject(a: JsonObject, b: JsonObject, same: (key: string, x: unknown
   return true
 }
 
-/** Structural equality of lossless JSON values: arrays element by element, objects by key set and values. */
+/** True iff `a` and `b` are equal lossless JSON values: arrays element by element, objects by key set and values (key order ignored). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false

@@ -3,7 +3,7 @@
  * foreign claim (case 2, after waiting for a retiring holder), or take the lock and scan (case 3: lazy, or adopt the
  * stored prefix — every stored event equal to the live one — after cutting a torn tail without closers).
  */
-import type { Session, SessionEvent } from '@logbook/session'
+import { jsonEqual, type Session, type SessionEvent } from '@logbook/session'
 import type { LockToken } from './backend.ts'
 import type { Claim, ClaimHolder, RetiringWriter } from './claims.ts'
 import { readStored } from './classify.ts'
@@ -32,25 +32,6 @@ export interface BoundState {
   lazy: boolean
 }
 
-/** True iff `a` and `b` are structurally equal JSON values, key order ignored (02 §0 "lossless-equal"). */
-export function losslessEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false
-    for (let i = 0; i < a.length; i++) if (!losslessEqual(a[i], b[i])) return false
-    return true
-  }
-  if (Array.isArray(b)) return false
-  const ka = Object.keys(a)
-  if (ka.length !== Object.keys(b).length) return false
-  for (const key of ka) {
-    if (!Object.hasOwn(b, key)) return false
-    if (!losslessEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false
-  }
-  return true
-}
-
 /**
  * True iff every stored event equals the live event at its seq (lossless-equal): the whole prefix, not only its last
  * event, since a live log that differs earlier would put later appends after a history the model never saw.
@@ -59,7 +40,7 @@ function isStoredPrefix(stored: readonly SessionEvent[], session: Session): bool
   const live = session.events
   for (let i = 0; i < stored.length; i++) {
     const event = live[i]
-    if (event !== stored[i] && !losslessEqual(stored[i], event)) return false
+    if (event !== stored[i] && !jsonEqual(stored[i], event)) return false
   }
   return true
 }
@@ -101,11 +82,11 @@ function adoptHandle(session: Session, state: BoundState, handover: Handover): v
   state.lazy = handover.revision === null
   const { id } = session
   const { cursor } = state
-  if (!losslessEqual(session.header, handover.header)) throw conflict(id, 'the live header differs from the stored header')
+  if (!jsonEqual(session.header, handover.header)) throw conflict(id, 'the live header differs from the stored header')
   if (session.seq < cursor) throw conflict(id, `the live log has ${session.seq} events; ${cursor} are stored`)
   if (cursor > 0) {
     const live = session.events[cursor - 1]
-    if (live !== handover.lastEvent && !losslessEqual(live, handover.lastEvent)) {
+    if (live !== handover.lastEvent && !jsonEqual(live, handover.lastEvent)) {
       throw conflict(id, `the live event at seq ${cursor - 1} differs from the stored one`)
     }
   }
@@ -125,7 +106,7 @@ async function bindFresh(host: Host, session: Session, state: BoundState, claim:
     }
     const stored = readStored(id, scan, type => host.isKnownType(type))
     const n = stored.nextSeq
-    if (!losslessEqual(stored.header, session.header) || n > session.seq || !isStoredPrefix(stored.events, session)) {
+    if (!jsonEqual(stored.header, session.header) || n > session.seq || !isStoredPrefix(stored.events, session)) {
       throw new SessionPersistenceError('SESSION_ALREADY_EXISTS', `${about(id)}a stored log exists that the live session does not extend`, {
         sessionId: id,
         ...(scan.location === undefined ? {} : { location: scan.location }),

@@ -4,7 +4,7 @@
  * offending path, starting at `arguments` (`arguments.files[2].path`).
  */
 
-import type { JsonValue } from '@logbook/session'
+import { jsonEqual, type JsonValue } from '@logbook/session'
 
 type JsonObject = { readonly [key: string]: JsonValue }
 
@@ -74,17 +74,6 @@ function hasType(value: JsonValue, type: JsonType): boolean {
     case 'boolean': return typeof value === 'boolean'
     case 'null': return value === null
   }
-}
-
-function jsonEqual(a: JsonValue, b: JsonValue): boolean {
-  if (a === b) return true
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]!))
-  if (isObject(a)) {
-    if (!isObject(b)) return false
-    const keys = Object.keys(a)
-    return keys.length === Object.keys(b).length && keys.every(key => Object.hasOwn(b, key) && jsonEqual(a[key]!, b[key]!))
-  }
-  return false
 }
 
 /**
