@@ -3,7 +3,7 @@ import { SESSION_FORMAT_VERSION, type Session, type SessionEvent, type SessionHe
 
 /** A valid header of `id`. */
 export function header(id: string, extra: Partial<SessionHeader> = {}): SessionHeader {
-  return { version: SESSION_FORMAT_VERSION, id, createdAt: 1_700_000_000_000, cwd: '/work/app', ...extra } as SessionHeader
+  return { version: SESSION_FORMAT_VERSION, id, createdAt: 1_700_000_000_000, cwd: '/home/user/app', ...extra } as SessionHeader
 }
 
 /** A complete one-step turn `turnNo` from `seq` (6 events, 3 of them chunks that pack into one row). */

@@ -50,7 +50,7 @@ async function serve(request: HostRequest): Promise<unknown> {
       return null
     }
     case 'write-live': {
-      const live = request.ids.map(id => sessions.create(id as never, { meta: { cwd: '/work/hosts' } }))
+      const live = request.ids.map(id => sessions.create(id as never, { meta: { cwd: '/home/user/hosts' } }))
       await Promise.all(live.map(async (session) => {
         for (let t = 1; t <= request.turns; t++) {
           appendLiveTurn(session, t)
