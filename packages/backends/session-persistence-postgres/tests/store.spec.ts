@@ -122,7 +122,7 @@ describe('checksums', () => {
     const schema = newSchema()
     const m = await mount(schema)
     for (const id of ['a', 'b', 'c']) await m.store(id, turn(0, 1))
-    await sql(database(), `UPDATE ${table(schema, 'logbook_sessions')} SET header = replace(header, 'work', 'wort') WHERE id = 'a'`)
+    await sql(database(), `UPDATE ${table(schema, 'logbook_sessions')} SET header = replace(header, 'home', 'hove') WHERE id = 'a'`)
     await sql(database(), `UPDATE ${table(schema, 'logbook_events')} SET body = replace(body, 'completed', 'completes') WHERE session_id = 'b' AND seq = 5`)
     const page = await m.persistence.list()
     expect(page.items.map(i => i.id)).toEqual(['c'])
