@@ -56,17 +56,24 @@ export async function readStoreState(layout: StoreLayout): Promise<StoreState> {
     if (errnoCode(error) === 'ENOENT') return { kind: 'missing-root' }
     throw error
   }
-  let text: string
+  const text = await readStoreFile(layout)
+  if (text !== undefined) return classifyStoreFile(text)
+  if (!(await holdsSessionFiles(layout))) return { kind: 'pristine' }
+  // A writer publishes the identity file before its first session file, so session files seen after a missing
+  // identity file may be another process's that published it in between: read it once more before refusing.
+  const late = await readStoreFile(layout)
+  if (late !== undefined) return classifyStoreFile(late)
+  return { kind: 'incompatible', detail: `session files without ${layout.storeFile}`, direction: null }
+}
+
+/** The identity file's text, or `undefined` when it does not exist. */
+async function readStoreFile(layout: StoreLayout): Promise<string | undefined> {
   try {
-    text = await readFile(layout.storeFile, 'utf8')
+    return await readFile(layout.storeFile, 'utf8')
   } catch (error) {
-    if (errnoCode(error) !== 'ENOENT') throw error
-    if (await holdsSessionFiles(layout)) {
-      return { kind: 'incompatible', detail: `session files without ${layout.storeFile}`, direction: null }
-    }
-    return { kind: 'pristine' }
+    if (errnoCode(error) === 'ENOENT') return undefined
+    throw error
   }
-  return classifyStoreFile(text)
 }
 
 async function holdsSessionFiles(layout: StoreLayout): Promise<boolean> {

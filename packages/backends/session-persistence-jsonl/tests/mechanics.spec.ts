@@ -1,4 +1,4 @@
-import { closeSync, openSync } from 'node:fs'
+import { closeSync, openSync, writeFileSync } from 'node:fs'
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -169,6 +169,24 @@ describe('lock file', () => {
 })
 
 describe('store identity file', () => {
+  it('P-059 session files that appear with an identity file another process just published are read as ready', async () => {
+    const real = new StoreLayout(join(dir, 'race'))
+    await ensureDir(join(real.root, 'p-1', 's'), 'none')
+    await writeFile(join(real.root, 'p-1', 's', 'session.jsonl'), '{}\n')
+    const published = JSON.stringify({ format: 'logbook-jsonl', layout: 1, storeId: 'other-process' })
+    // The other process publishes its identity file (then its session file) right after this one first looked.
+    let reads = 0
+    const racing = Object.create(real, {
+      storeFile: {
+        get: () => {
+          if (++reads === 2) writeFileSync(real.storeFile, published)
+          return real.storeFile
+        },
+      },
+    }) as StoreLayout
+    expect(await readStoreState(racing)).toEqual({ kind: 'ready', storeId: 'other-process' })
+  })
+
   it('classifies missing, pristine, ready, foreign and incompatible roots', async () => {
     const layout = new StoreLayout(join(dir, 'root'))
     expect(await readStoreState(layout)).toEqual({ kind: 'missing-root' })
