@@ -3,17 +3,11 @@
  * are indexed copies that must agree with it, and the revision token is `postgres:<storeId>:<incarnation>:<revision>`.
  */
 import type { SessionHeader } from '@logbook/session'
-import { recordChecksum, SessionPersistenceError } from '@logbook/session-persistence'
+import { recordChecksum, SessionPersistenceError, type HeaderColumns } from '@logbook/session-persistence'
 import { crcProblem } from './rows.ts'
 
 /** A `logbook_sessions` row as selected. */
-export interface SessionRow {
-  readonly id: string
-  readonly version: number
-  readonly created_at: number
-  readonly cwd: string | null
-  readonly parent_session: string | null
-  readonly header: string
+export interface SessionRow extends HeaderColumns {
   readonly incarnation: string
   readonly next_seq: number
   readonly updated_at: number

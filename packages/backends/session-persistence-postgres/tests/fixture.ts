@@ -8,8 +8,8 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { afterAll, beforeAll, inject } from 'vitest'
-import { decodeRecordValue, recordChecksum, type LockOwner } from '@logbook/session-persistence'
-import { changeOneDigit, type DamageKit, type StoreFixture } from '@logbook/session-persistence-conformance'
+import { recordChecksum, type LockOwner } from '@logbook/session-persistence'
+import { changeOneDigit, rawRecordRow, type DamageKit, type StoreFixture } from '@logbook/session-persistence-conformance'
 import PostgresSessionPersistence from '../src/index.ts'
 import { applicationName } from '../src/store.ts'
 import './server/provided.ts'
@@ -113,26 +113,11 @@ export function postgresDamage(url: string, schema: string): DamageKit {
       if (session === undefined) throw new Error(`damage: session ${id} is not stored`)
       const last = (await rowsOf(client, schema, id)).at(-1)
       const end = Math.max(session.next_seq, last === undefined ? 0 : last.last_seq + 1)
-      let parsed: unknown
-      try {
-        parsed = JSON.parse(text)
-      } catch {
-        parsed = undefined
-      }
-      const decoded = parsed === undefined ? undefined : decodeRecordValue(parsed)
-      const list = decoded?.ok === true ? decoded.events as readonly { type?: unknown; seq?: unknown; time?: unknown }[] : []
-      const first = list[0]
-      const firstSeq = typeof first?.seq === 'number' && Number.isSafeInteger(first.seq) && first.seq >= end ? first.seq : end
-      const lastSeq = firstSeq + Math.max(0, list.length - 1)
-      const tag = (parsed as { type?: unknown } | undefined)?.type
-      const kind = typeof tag === 'string' && ['text-chunks', 'reasoning-chunks', 'tool-call-chunks'].includes(tag) ? tag : 'event'
-      const time = typeof first?.time === 'number' && Number.isSafeInteger(first.time) ? first.time : 0
+      const row = rawRecordRow(text, end, session.next_seq)
       await client.query(`INSERT INTO ${events} (session_id, seq, last_seq, kind, type, time, body, crc) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [id, firstSeq, lastSeq, kind, typeof first?.type === 'string' ? first.type : 'unknown/record', time, text, recordChecksum(text)])
-      const lastTime = (list.at(-1) as { time?: unknown } | undefined)?.time
-      const extends_ = firstSeq === session.next_seq && Number.isSafeInteger(lastTime)
+        [id, row.firstSeq, row.lastSeq, row.kind, row.type, row.time, text, recordChecksum(text)])
       await client.query(`UPDATE ${sessions} SET next_seq = greatest(next_seq, $2), updated_at = coalesce($3, updated_at), revision = revision + 1 WHERE id = $1`,
-        [id, lastSeq + 1, extends_ ? lastTime : null])
+        [id, row.lastSeq + 1, row.extendsAt ?? null])
     }),
     setHeaderField: (id, key, value) => withClient(url, async (client) => {
       const [row] = (await client.query(`SELECT header FROM ${sessions} WHERE id = $1`, [id])).rows as { header: string }[]

@@ -5,18 +5,12 @@
  */
 
 import type { SessionHeader } from '@logbook/session'
-import { checksumProblem, recordChecksum } from '@logbook/session-persistence'
+import { checksumProblem, recordChecksum, type HeaderColumns } from '@logbook/session-persistence'
 import type { Statement } from './connection.ts'
 import type { CommitState } from './types.ts'
 
 /** A `logbook_sessions` row as selected by `select-session.sql` and `list-sessions.sql`. */
-export interface SessionRow {
-  readonly id: string
-  readonly version: number
-  readonly created_at: number
-  readonly cwd: string | null
-  readonly parent_session: string | null
-  readonly header: string
+export interface SessionRow extends HeaderColumns {
   readonly incarnation: string
   readonly next_seq: number
   readonly updated_at: number

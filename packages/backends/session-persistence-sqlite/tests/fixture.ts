@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
-import { decodeRecordValue, recordChecksum, type LockOwner } from '@logbook/session-persistence'
-import { changeOneDigit, type DamageKit, type StoreFixture } from '@logbook/session-persistence-conformance'
+import { recordChecksum, type LockOwner } from '@logbook/session-persistence'
+import { changeOneDigit, rawRecordRow, type DamageKit, type StoreFixture } from '@logbook/session-persistence-conformance'
 import SqliteSessionPersistence from '../src/index.ts'
 
 /** The backend module a child process mounts. */
@@ -99,27 +99,12 @@ export function sqliteDamage(path: string): DamageKit {
         const session = sessionOf(db, id)
         const last = rowsOf(db, id).at(-1)
         const end = Math.max(session.next_seq, last === undefined ? 0 : last.last_seq + 1)
-        let parsed: unknown
-        try {
-          parsed = JSON.parse(text)
-        } catch {
-          parsed = undefined
-        }
-        const decoded = parsed === undefined ? undefined : decodeRecordValue(parsed)
-        const events = decoded?.ok === true ? decoded.events as readonly { type?: unknown; seq?: unknown; time?: unknown }[] : []
-        const first = events[0]
-        const firstSeq = typeof first?.seq === 'number' && Number.isSafeInteger(first.seq) && first.seq >= end ? first.seq : end
-        const lastSeq = firstSeq + Math.max(0, events.length - 1)
-        const tag = (parsed as { type?: unknown } | undefined)?.type
-        const kind = typeof tag === 'string' && ['text-chunks', 'reasoning-chunks', 'tool-call-chunks'].includes(tag) ? tag : 'event'
-        const time = typeof first?.time === 'number' && Number.isSafeInteger(first.time) ? first.time : 0
+        const row = rawRecordRow(text, end, session.next_seq)
         db.prepare('INSERT INTO logbook_events (session_id, seq, last_seq, kind, type, time, body) VALUES (?, ?, ?, ?, ?, ?, ?)')
-          .run(id, firstSeq, lastSeq, kind, typeof first?.type === 'string' ? first.type : 'unknown/record', time, text)
-        if (hasChecksums(db)) db.prepare('UPDATE logbook_events SET crc = ? WHERE session_id = ? AND seq = ?').run(recordChecksum(text), id, firstSeq)
-        const lastTime = (events.at(-1) as { time?: unknown } | undefined)?.time
-        const extends_ = firstSeq === session.next_seq && Number.isSafeInteger(lastTime)
+          .run(id, row.firstSeq, row.lastSeq, row.kind, row.type, row.time, text)
+        if (hasChecksums(db)) db.prepare('UPDATE logbook_events SET crc = ? WHERE session_id = ? AND seq = ?').run(recordChecksum(text), id, row.firstSeq)
         db.prepare('UPDATE logbook_sessions SET next_seq = max(next_seq, ?), updated_at = coalesce(?, updated_at), revision = revision + 1 WHERE id = ?')
-          .run(lastSeq + 1, extends_ ? lastTime : null, id)
+          .run(row.lastSeq + 1, row.extendsAt ?? null, id)
       }).immediate()
     }),
     setHeaderField: (id, key, value) => withDatabase(path, db => {

@@ -5,7 +5,7 @@
  */
 
 export { runSessionPersistenceConformance } from './run.ts'
-export { changeOneDigit } from './damage.ts'
+export { changeOneDigit, rawRecordRow, type RawRecordRow } from './damage.ts'
 export type {
   Awaitable,
   ConformanceCapabilities,
