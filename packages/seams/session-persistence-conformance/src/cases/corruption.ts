@@ -4,7 +4,7 @@
  * writes.
  */
 
-import { expect } from 'vitest'
+import { expect, it } from 'vitest'
 import type { SessionPersistenceCorruptionError } from '@logbook/session-persistence'
 import { useHarness, type Mount } from '../harness.ts'
 import { completeTurn, completeTurns, event, streamingStep, userMessage } from '../events.ts'
@@ -47,7 +47,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     if (h.caps.locate) expect(error.location).toEqual(expect.any(String))
   }
 
-  itUnless(kind === null)('P-077 garbage mid-log with a valid turn/end later is SESSION_CORRUPT naming line/seq; every path leaves it unchanged', async () => {
+  it('P-077 garbage mid-log with a valid turn/end later is SESSION_CORRUPT naming line/seq; every path leaves it unchanged', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurns(2))
     const length = await h.damage.tearLastRecord('s1', WHOLE)
@@ -57,7 +57,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     expect(await h.damage.tearLastRecord('s1', WHOLE)).toBe(length)
   })
 
-  itUnless(kind === null)('P-078 a seq gap with a later turn/end, or a gapped record that is itself turn/end, is SESSION_CORRUPT', async () => {
+  it('P-078 a seq gap with a later turn/end, or a gapped record that is itself turn/end, is SESSION_CORRUPT', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurns(2))
     await h.damage.corruptRecord('s1', 3, 'seq-gap')
@@ -67,7 +67,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     expectNamed(await refusedEverywhere(m, 's2'), 5, 5)
   })
 
-  itUnless(kind === null)('P-080 an unparsable header or a header id other than the requested one is SESSION_CORRUPT, never torn; other sessions are unaffected', async () => {
+  it('P-080 an unparsable header or a header id other than the requested one is SESSION_CORRUPT, never torn; other sessions are unaffected', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     await m.store('s2', completeTurn(0, 1))
@@ -86,7 +86,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     expect((await m.persistence.inspect('s2')).events).toHaveLength(12)
   })
 
-  itUnless(kind === null)('P-141 a complete defect inside the last open turn, valid records after it and no turn/end, is SESSION_CORRUPT: nothing is cut', async () => {
+  it('P-141 a complete defect inside the last open turn, valid records after it and no turn/end, is SESSION_CORRUPT: nothing is cut', async () => {
     const m = await h.mount({ packChunks: false })
     await m.store('s1', [...completeTurn(0, 1), ...streamingStep(6, 2, 4)])
     const length = await h.damage.tearLastRecord('s1', WHOLE)
@@ -95,7 +95,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     expect(await h.damage.tearLastRecord('s1', WHOLE)).toBe(length)
   })
 
-  itUnless(kind === null)('P-142 one digit changed under a record\'s checksum (mid-log, or the last record) is SESSION_CORRUPT "checksum mismatch" on every path', async () => {
+  it('P-142 one digit changed under a record\'s checksum (mid-log, or the last record) is SESSION_CORRUPT "checksum mismatch" on every path', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurns(2))
     await h.damage.corruptRecord('s1', 2, 'checksum')
@@ -111,7 +111,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     expect((await m.persistence.list()).items.map(i => i.id)).toContain('s3')
   })
 
-  itUnless(kind === null || h.caps.tornTail)('P-143 without torn tails, a damaged last record is SESSION_CORRUPT, never cut', async () => {
+  itUnless(h.caps.tornTail)('P-143 without torn tails, a damaged last record is SESSION_CORRUPT, never cut', async () => {
     const m = await h.mount()
     await m.store('s1', [...completeTurn(0, 1), event('turn/start', 6, { turn: 2 }), userMessage(7)])
     const length = await h.damage.tearLastRecord('s1', WHOLE)
@@ -119,7 +119,7 @@ export function corruptionCases(options: ConformanceOptions): void {
     expectNamed(await refusedEverywhere(m, 's1'), 7, 7)
   })
 
-  itUnless(kind === null)('P-144 one digit of the header changed under its checksum is SESSION_CORRUPT on every path, and a listing problem', async () => {
+  it('P-144 one digit of the header changed under its checksum is SESSION_CORRUPT on every path, and a listing problem', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     await m.store('s2', completeTurn(0, 1))

@@ -6,7 +6,7 @@
 
 import { readdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { expect } from 'vitest'
+import { expect, it } from 'vitest'
 import type { SessionEvent } from '@logbook/session'
 import { runCrashChain, inspectOrNone } from '../crash/chain.ts'
 import { BIG_CHUNK_BYTES } from '../crash/script.ts'
@@ -16,26 +16,24 @@ import { expectLossless } from '../expect.ts'
 import { createRandom, crashIterations, crashSeed } from '../random.ts'
 import type { ConformanceOptions } from '../types.ts'
 import type { LiveAppend } from '../worker/protocol.ts'
-import { itUnless } from './it-unless.ts'
 
 /** Register the `crash` cases. */
 export function crashCases(options: ConformanceOptions): void {
   const h = useHarness(options)
-  const enabled = options.capabilities.killSafe
   const seed = crashSeed()
   const iterations = crashIterations()
   const bigKills = Math.max(5, Math.ceil(iterations / 2))
-  if (enabled) console.info(`[conformance ${options.name}] crash seed ${seed} (replay: LOGBOOK_CRASH_SEED=${seed}); kills: ${iterations} + ${bigKills} + 3`)
+  console.info(`[conformance ${options.name}] crash seed ${seed} (replay: LOGBOOK_CRASH_SEED=${seed}); kills: ${iterations} + ${bigKills} + 3`)
 
-  itUnless(!enabled)(`P-090 SIGKILL at ${iterations} seeded points of a live session with flushes: never corrupt, every acknowledged event present, closers accepted (seed ${seed})`, async () => {
+  it(`P-090 SIGKILL at ${iterations} seeded points of a live session with flushes: never corrupt, every acknowledged event present, closers accepted (seed ${seed})`, async () => {
     await runCrashChain(h, { mode: 'mixed', kills: iterations, seed, maxEvents: 400 })
   }, 300_000)
 
-  itUnless(!enabled)(`P-091 SIGKILL inside 3 MiB batches of 64 KiB chunks (${bigKills} kills): only unacknowledged events are cut (seed ${seed})`, async () => {
+  it(`P-091 SIGKILL inside 3 MiB batches of 64 KiB chunks (${bigKills} kills): only unacknowledged events are cut (seed ${seed})`, async () => {
     await runCrashChain(h, { mode: 'big', kills: bigKills, seed: seed ^ 0x5bd1e995, maxEvents: 110 })
   }, 300_000)
 
-  itUnless(!enabled)(`P-092 SIGKILL while materialising a 5 MB first batch: the session is absent or complete, never partial (seed ${seed})`, async () => {
+  it(`P-092 SIGKILL while materialising a 5 MB first batch: the session is absent or complete, never partial (seed ${seed})`, async () => {
     const rng = createRandom(seed ^ 0x27d4eb2f)
     const m = await h.mount()
     for (let i = 0; i < 3; i++) {

@@ -2,7 +2,7 @@
 
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
-import { expect } from 'vitest'
+import { expect, it } from 'vitest'
 import { useHarness } from '../harness.ts'
 import { completeTurn, completeTurns, header } from '../events.ts'
 import { expectLossless, expectUnchanged, rejects, storedState } from '../expect.ts'
@@ -31,10 +31,9 @@ async function remoteRejects(promise: Promise<unknown>, code: string): Promise<R
 /** Register the `cross-process` cases. */
 export function crossProcessCases(options: ConformanceOptions): void {
   const h = useHarness(options)
-  const xp = options.capabilities.crossProcess
   const dmg = options.capabilities.damage !== null
 
-  itUnless(!xp)('P-019 inspect.claim is other-process while a child holds the id', async () => {
+  it('P-019 inspect.claim is other-process while a child holds the id', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     const child = await h.worker()
@@ -44,7 +43,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
     expect((await m.persistence.inspect('s1')).claim).toBe('none')
   })
 
-  itUnless(!xp)('P-054 a child holds a write handle: the parent open(write) is SESSION_LOCKED naming the child; reads work; after close the parent opens', async () => {
+  it('P-054 a child holds a write handle: the parent open(write) is SESSION_LOCKED naming the child; reads work; after close the parent opens', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     const child = await h.worker()
@@ -68,7 +67,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
     await writer.close()
   })
 
-  itUnless(!xp)('P-055 a child SIGKILLed while holding the lock: the parent takes it over', async () => {
+  it('P-055 a child SIGKILLed while holding the lock: the parent takes it over', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     const child = await h.worker()
@@ -82,7 +81,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
     expectLossless(await m.persistence.readFrom('s1', 0), completeTurns(2))
   })
 
-  itUnless(!xp)('P-056 two coordinators in one process: the second open is SESSION_LOCKED (process scope); a leftover lock of this pid is taken over', async () => {
+  it('P-056 two coordinators in one process: the second open is SESSION_LOCKED (process scope); a leftover lock of this pid is taken over', async () => {
     const m1 = await h.mount()
     const m2 = await h.mount()
     await m1.store('s1', completeTurn(0, 1))
@@ -101,7 +100,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
     }
   })
 
-  itUnless(!xp || !dmg)('P-057 a holder on another host is never taken over; breakLock with a wrong owner id is SESSION_CONFLICT, with the right one the open succeeds', async () => {
+  itUnless(!dmg)('P-057 a holder on another host is never taken over; breakLock with a wrong owner id is SESSION_CONFLICT, with the right one the open succeeds', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     const ownerId = randomUUID()
@@ -119,7 +118,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
     await writer.close()
   })
 
-  itUnless(!xp)('P-058 8 children × 20 rounds of open, append a turn, close: one holder at a time; the final log is contiguous and every turn complete', async () => {
+  it('P-058 8 children × 20 rounds of open, append a turn, close: one holder at a time; the final log is contiguous and every turn complete', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     const children = await Promise.all(Array.from({ length: 8 }, () => h.worker()))
@@ -134,7 +133,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
     expect(inspection.claim).toBe('none')
   })
 
-  itUnless(!xp)('P-059 two processes create a live session with one new id: one persists, the other flush is SESSION_LOCKED', async () => {
+  it('P-059 two processes create a live session with one new id: one persists, the other flush is SESSION_LOCKED', async () => {
     const m = await h.mount()
     const [a, b] = await Promise.all([h.worker(), h.worker()])
     const outcomes = await Promise.allSettled([
@@ -158,7 +157,7 @@ export function crossProcessCases(options: ConformanceOptions): void {
     expect((await m.persistence.readFrom('n1', 0)).length).toBe(3)
   })
 
-  itUnless(!xp)('P-060 breakLock under a live writer: its next write is SESSION_LOCKED lost, nothing written', async () => {
+  it('P-060 breakLock under a live writer: its next write is SESSION_LOCKED lost, nothing written', async () => {
     const m = await h.mount()
     const child = await h.worker()
     await child.request({ op: 'live-create', id: 'w1', cwd: '/home/user/w', appends: turnAppends(1, 'hi'), flush: true })

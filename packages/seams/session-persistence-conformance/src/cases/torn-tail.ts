@@ -3,22 +3,20 @@
  * (P-073, P-076 are [J]; P-075 is retired: a complete defect is corruption, P-141).
  */
 
-import { expect } from 'vitest'
+import { expect, it } from 'vitest'
 import { openTurnClosers } from '@logbook/session'
 import { useHarness } from '../harness.ts'
 import { chunk, completeTurn, event, streamingStep, userMessage } from '../events.ts'
 import { expectLossless, listed } from '../expect.ts'
 import type { ConformanceOptions } from '../types.ts'
-import { itUnless } from './it-unless.ts'
 
 const WHOLE = Number.MAX_SAFE_INTEGER
 
 /** Register the `torn-tail` cases. */
 export function tornTailCases(options: ConformanceOptions): void {
   const h = useHarness(options)
-  const noDamage = options.capabilities.damage === null || !options.capabilities.tornTail
 
-  itUnless(noDamage)('P-070 every keep in 0..len-1 of the last scalar record: open(write) cuts it, nextSeq is its seq, appending that seq works', async () => {
+  it('P-070 every keep in 0..len-1 of the last scalar record: open(write) cuts it, nextSeq is its seq, appending that seq works', async () => {
     const m = await h.mount()
     const events = [...completeTurn(0, 1), event('turn/start', 6, { turn: 2 }), userMessage(7)]
     await m.store('s1', events)
@@ -44,7 +42,7 @@ export function tornTailCases(options: ConformanceOptions): void {
     expect(await h.damage.tearLastRecord('s1', WHOLE)).toBe(length)
   })
 
-  itUnless(noDamage)('P-071 a torn packed last record of 50 chunks drops all 50 (droppedEvents 50)', async () => {
+  it('P-071 a torn packed last record of 50 chunks drops all 50 (droppedEvents 50)', async () => {
     const m = await h.mount({ packChunks: true })
     const events = streamingStep(0, 1, 50)
     await m.store('s1', events)
@@ -58,7 +56,7 @@ export function tornTailCases(options: ConformanceOptions): void {
     await handle.close()
   })
 
-  itUnless(noDamage)('P-072 a last turn/end lacking only its newline is torn and cut; the closers close the turn', async () => {
+  it('P-072 a last turn/end lacking only its newline is torn and cut; the closers close the turn', async () => {
     const m = await h.mount()
     await m.store('s1', completeTurn(0, 1))
     const length = await h.damage.tearLastRecord('s1', WHOLE)
@@ -78,7 +76,7 @@ export function tornTailCases(options: ConformanceOptions): void {
     expect((await m.persistence.inspect('s1')).openTurn).toBeNull()
   })
 
-  itUnless(noDamage)('P-074 open(read), inspect and readFrom on a torn log exclude the tail and change nothing', async () => {
+  it('P-074 open(read), inspect and readFrom on a torn log exclude the tail and change nothing', async () => {
     const m = await h.mount()
     const events = [...completeTurn(0, 1), event('turn/start', 6, { turn: 2 }), userMessage(7)]
     await m.store('s1', events)
