@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type { SessionHeader } from '@logbook/session'
 import {
+  ListingMemo,
   SessionPersistenceError,
   type BackendListQuery,
   type BackendListResult,
@@ -55,6 +56,8 @@ export class PostgresBackend implements PersistenceBackend<number, LeaseToken> {
   private readonly leaseDurationMs: number
   private readonly renewals: LeaseRenewals
   private readonly rowCounts = new Map<string, { readonly revision: string; readonly rows: number }>()
+  /** Headers the listing checked, reused while their stored values are unchanged (02 §6b "List"). */
+  private readonly listed = new ListingMemo<SessionHeader>()
 
   constructor(options: BackendOptions) {
     this.store = new PgStore(options)
@@ -184,7 +187,7 @@ export class PostgresBackend implements PersistenceBackend<number, LeaseToken> {
 
   async list(query: BackendListQuery, signal: AbortSignal): Promise<BackendListResult> {
     throwIfAborted(signal)
-    return listSessions(this.store, query, this.storeId)
+    return listSessions(this.store, query, this.storeId, this.listed)
   }
 
   async locate(_id: string, signal: AbortSignal): Promise<string | undefined> {

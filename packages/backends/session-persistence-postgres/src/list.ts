@@ -1,8 +1,10 @@
 /**
- * Listing (02 §6b "List"): one keyset query over `logbook_sessions` with the filters, `ORDER BY updated_at DESC, id
- * ASC` (ids in the `"C"` collation: UTF-8 byte order), each row joined with its last event row. Header and last
- * record are checked (checksum, format version, header shape and columns); a row that fails is a problem on the
- * first page and skipped on later ones. The first page reads every matching row, so it sees every problem.
+ * Listing (02 §6b "List"): a query over `logbook_sessions` with the filters, `ORDER BY updated_at DESC, id ASC` (ids in
+ * the `"C"` collation: UTF-8 byte order), each row joined with its last event row. Header and last record are checked
+ * (checksum, format version, header shape and columns); a row that fails is a problem on the first page and skipped
+ * on later ones. The first page reads every matching row, so it sees every problem; a later page is a keyset range
+ * scan of `limit + 1` rows at a time, and headers an earlier listing checked come from the backend's memo while their
+ * stored values (and the last record) are unchanged.
  */
 import { assertSessionHeader, deepFreeze, isSupportedSessionFormat, SESSION_FORMAT_VERSION, SessionId, type SessionHeader } from '@logbook/session'
 import {
@@ -12,6 +14,7 @@ import {
   SessionPersistenceCorruptionError,
   type BackendListQuery,
   type BackendListResult,
+  type ListingMemo,
   type ListProblem,
   type SessionSummary,
 } from '@logbook/session-persistence'
@@ -25,22 +28,15 @@ interface ListRow extends SessionRow {
   readonly tail_crc: number | null
 }
 
-/** The values `listSessions` binds for `query`, with `limit` rows (`null`: all). */
-function listValues(query: BackendListQuery, limit: number | null): unknown[] {
+/** The values a listing statement binds for `query`: the filters, then (later pages) the keyset and `limit`. */
+function listValues(query: BackendListQuery, limit: number): unknown[] {
   const parentMode = query.parentSession === undefined ? 0 : query.parentSession === null ? 2 : 1
-  return [
-    query.cwd ?? null,
-    parentMode,
-    typeof query.parentSession === 'string' ? query.parentSession : null,
-    query.updatedAfter ?? null,
-    query.after?.updatedAt ?? null,
-    query.after?.id ?? null,
-    limit,
-  ]
+  const filters = [query.cwd ?? null, parentMode, typeof query.parentSession === 'string' ? query.parentSession : null, query.updatedAfter ?? null]
+  return query.after === undefined ? filters : [...filters, query.after.updatedAt, query.after.id, limit]
 }
 
-/** The summary of a row, or the error that prevents one. */
-function summarise(row: ListRow, storeId: string): SessionSummary | Error {
+/** The row's parsed header when it can be summarised, or the error that prevents it. */
+function checkRow(row: ListRow): SessionHeader | Error {
   const defect = headerChecksumProblem(row)
   if (defect !== undefined) return new SessionPersistenceCorruptionError(`session "${row.id}": ${defect}`, { sessionId: row.id, detail: defect })
   const tailProblem = row.tail_body === null ? undefined : crcProblem(row.tail_body, row.tail_crc)
@@ -61,41 +57,55 @@ function summarise(row: ListRow, storeId: string): SessionSummary | Error {
     const detail = (error as Error).message
     return new SessionPersistenceCorruptionError(`session "${row.id}": ${detail}`, { sessionId: row.id, detail, cause: error })
   }
-  return {
-    id: row.id,
-    header: deepFreeze(header as SessionHeader),
-    eventCount: row.next_seq,
-    updatedAt: row.updated_at,
-    revision: revisionToken(storeId, row.incarnation, row.revision),
-  }
+  return header as SessionHeader
+}
+
+/** The stored values a row's check depends on: equal values give the same outcome. */
+const checkInputs = (row: ListRow) =>
+  [row.header, row.crc, row.version, row.created_at, row.cwd, row.parent_session, row.tail_body, row.tail_crc, row.tail_last_seq] as const
+
+/** The row's checked, frozen header, from `memo` when an earlier listing checked the same stored values. */
+function checkedHeader(row: ListRow, memo: ListingMemo<SessionHeader>): SessionHeader | Error {
+  const inputs = checkInputs(row)
+  const known = memo.get(row.id, inputs)
+  if (known !== undefined) return known
+  const header = checkRow(row)
+  if (header instanceof Error) return header
+  const frozen = deepFreeze(header)
+  memo.set(row.id, inputs, frozen)
+  return frozen
 }
 
 /**
  * One page after `query.after`: at most `query.limit` summaries, whether more exist, and (first page) the problems.
  * A later page reads `limit + 1` rows at a time, reading on past rows it must skip.
  */
-export async function listSessions(store: PgStore, query: BackendListQuery, storeId: string): Promise<BackendListResult> {
+export async function listSessions(store: PgStore, query: BackendListQuery, storeId: string, memo: ListingMemo<SessionHeader>): Promise<BackendListResult> {
   const firstPage = query.after === undefined
+  if (firstPage) memo.beginPass()
   const items: SessionSummary[] = []
   const problems: ListProblem[] = []
   let after = query.after
   for (;;) {
-    const batch = firstPage ? null : query.limit + 1
-    const rows = await store.query<ListRow>(store.sql.listSessions, listValues({ ...query, ...(after === undefined ? {} : { after }) }, batch))
+    const batch = query.limit + 1
+    const rows = await store.query<ListRow>(
+      after === undefined ? store.sql.listSessions : store.sql.listSessionsAfter,
+      listValues({ ...query, ...(after === undefined ? {} : { after }) }, batch),
+    )
     for (const row of rows) {
-      const summary = summarise(row, storeId)
-      if (summary instanceof Error) {
-        if (firstPage) problems.push({ location: store.label, sessionId: row.id, error: summary })
+      const header = checkedHeader(row, memo)
+      if (header instanceof Error) {
+        if (firstPage) problems.push({ location: store.label, sessionId: row.id, error: header })
         continue
       }
       if (items.length === query.limit) {
         if (firstPage) continue
         return { items, hasMore: true, problems }
       }
-      items.push(summary)
+      items.push({ id: row.id, header, eventCount: row.next_seq, updatedAt: row.updated_at, revision: revisionToken(storeId, row.incarnation, row.revision) })
     }
     const last = rows.at(-1)
-    if (firstPage || batch === null || rows.length < batch || last === undefined) {
+    if (firstPage || rows.length < batch || last === undefined) {
       return { items, hasMore: firstPage && rows.length - problems.length > items.length, problems }
     }
     after = { updatedAt: last.updated_at, id: last.id }

@@ -252,10 +252,23 @@ export class Statements {
   // ── listing ──
 
   /**
-   * Sessions matching the filters after the keyset position, newest first, each with its last event row (the
-   * listing checks that record's checksum); `$7` limits the rows (NULL: all).
+   * Sessions matching the filters, newest first, each with its last event row (the listing checks that record's
+   * checksum): every matching row, for a first page.
    */
   get listSessions(): string {
+    return this.listSelect('', '')
+  }
+
+  /**
+   * The rows after the keyset position `($5, $6)`, at most `$7`: a range scan of `logbook_sessions_by_update` in index
+   * order, so the last-record join runs only for the rows returned.
+   */
+  get listSessionsAfter(): string {
+    return this.listSelect('AND s.updated_at <= $5 AND (s.updated_at < $5 OR s.id > $6)', 'LIMIT $7')
+  }
+
+  /** The listing's select: filters `$1` cwd, `$2` parent mode, `$3` parent, `$4` updated after, then `keyset`'s. */
+  private listSelect(keyset: string, limit: string): string {
     return `SELECT s.id, s.version, s.created_at, s.cwd, s.parent_session, s.header, s.incarnation, s.next_seq,
         s.updated_at, s.revision, s.crc, e.last_seq AS tail_last_seq, e.body AS tail_body, e.crc AS tail_crc
       FROM ${this.sessions} s
@@ -263,9 +276,9 @@ export class Statements {
       WHERE ($1::text IS NULL OR s.cwd = $1)
         AND ($2::int = 0 OR ($2 = 1 AND s.parent_session = $3) OR ($2 = 2 AND s.parent_session IS NULL))
         AND ($4::bigint IS NULL OR s.updated_at > $4)
-        AND ($5::bigint IS NULL OR s.updated_at < $5 OR (s.updated_at = $5 AND s.id > $6))
+        ${keyset}
       ORDER BY s.updated_at DESC, s.id ASC
-      LIMIT $7`
+      ${limit}`
   }
 }
 

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import type { SessionHeader } from '@logbook/session'
 import {
+  ListingMemo,
   lockLostError,
   SessionPersistenceError,
   type BackendListQuery,
@@ -60,6 +61,8 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
   private readonly connection: StoreConnection
   /** Row count per id at a revision, so a commit reports `physicalLength` without counting rows. */
   private readonly rowCounts = new Map<string, { readonly revision: string; readonly rows: number }>()
+  /** Headers the listing checked, reused while their stored values are unchanged (02 §6 "List"). */
+  private readonly listed = new ListingMemo<SessionHeader>()
 
   constructor(options: ConnectionOptions) {
     this.connection = new StoreConnection(options)
@@ -212,7 +215,7 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
 
   async list(query: BackendListQuery, signal: AbortSignal): Promise<BackendListResult> {
     throwIfAborted(signal)
-    return this.connection.read(stmt => listSessions(stmt, query, this.storeId(), this.location))
+    return this.connection.read(stmt => listSessions(stmt, query, this.storeId(), this.location, this.listed))
       ?? { items: [], hasMore: false, problems: [] }
   }
 

@@ -1,13 +1,15 @@
 /**
  * Listing (02 §6 "List"): one query over `logbook_sessions` with the filters, `ORDER BY updated_at DESC, id ASC`
- * (SQLite's BINARY collation compares UTF-8 bytes) and the keyset condition. Rows that cannot be summarised are
- * reported as problems on the first page and skipped on later ones.
+ * (SQLite's BINARY collation compares UTF-8 bytes). The first page reads every matching row, so it reports every
+ * problem; a later page runs the keyset statement, a range seek on `logbook_sessions_by_update` that reads only the
+ * rows it returns (plus any bad rows it skips), so a full walk costs one pass over the rows, not one per page.
  */
 
 import { assertSessionHeader, deepFreeze, isSupportedSessionFormat, SESSION_FORMAT_VERSION, SessionId, type SessionHeader } from '@logbook/session'
 import {
   formatVersionError,
   headerColumnProblem,
+  ListingMemo,
   parseHeaderColumn,
   SessionPersistenceCorruptionError,
   type BackendListQuery,
@@ -18,7 +20,10 @@ import {
 import type { Statement } from './connection.ts'
 import { headerChecksumProblem, revisionToken, type SessionRow } from './session-row.ts'
 
-/** The parameters `list-sessions.sql` binds for a query (`limit` −1: no limit; rows are filtered while read). */
+/**
+ * The parameters `list-sessions.sql` (first page) or `list-sessions-after.sql` (keyset) binds for a query (`limit`
+ * −1: no limit; the loop stops reading once the page is full).
+ */
 function listParams(query: BackendListQuery): Record<string, string | number | null> {
   const parentMode = query.parentSession === undefined ? 0 : query.parentSession === null ? 2 : 1
   return {
@@ -32,8 +37,8 @@ function listParams(query: BackendListQuery): Record<string, string | number | n
   }
 }
 
-/** The summary of a row, or the error that prevents one (format, header shape, column agreement). */
-function summarise(row: SessionRow, storeId: string, location: string | undefined): SessionSummary | Error {
+/** The row's parsed header when it can be summarised, or the error that prevents it (format, shape, columns). */
+function checkRow(row: SessionRow, location: string | undefined): SessionHeader | Error {
   const where = location === undefined ? {} : { location }
   const defect = headerChecksumProblem(row)
   if (defect !== undefined) {
@@ -59,34 +64,58 @@ function summarise(row: SessionRow, storeId: string, location: string | undefine
     const detail = (error as Error).message
     return new SessionPersistenceCorruptionError(`session "${row.id}": ${detail}`, { sessionId: row.id, ...where, detail, cause: error })
   }
+  return header as SessionHeader
+}
+
+/** The stored values a row's check depends on: equal values give the same outcome. */
+const checkInputs = (row: SessionRow) => [row.header, row.crc, row.version, row.created_at, row.cwd, row.parent_session] as const
+
+/** The row's checked, frozen header, from `memo` when an earlier listing checked the same stored values. */
+function checkedHeader(row: SessionRow, location: string | undefined, memo: ListingMemo<SessionHeader>): SessionHeader | Error {
+  const inputs = checkInputs(row)
+  const known = memo.get(row.id, inputs)
+  if (known !== undefined) return known
+  const header = checkRow(row, location)
+  if (header instanceof Error) return header
+  const frozen = deepFreeze(header)
+  memo.set(row.id, inputs, frozen)
+  return frozen
+}
+
+/** The summary of a row whose header is checked and frozen. */
+function summaryOf(row: SessionRow, header: SessionHeader, storeId: string, location: string | undefined): SessionSummary {
   return {
     id: row.id,
-    header: deepFreeze(header as SessionHeader),
+    header,
     eventCount: row.next_seq,
     updatedAt: row.updated_at,
     revision: revisionToken(storeId, row.incarnation, row.revision),
-    ...where,
+    ...(location === undefined ? {} : { location }),
   }
 }
 
 /**
  * One page of sessions after `query.after`: at most `query.limit` summaries, whether more exist, and (first page
- * only, i.e. without `after`) every matching row that cannot be summarised. Call inside a read transaction.
+ * only, i.e. without `after`) every matching row that cannot be summarised. Headers checked by an earlier listing
+ * come from `memo` while their stored values are unchanged. Call inside a read transaction.
  */
 export function listSessions(
-  stmt: (name: 'list-sessions') => Statement,
+  stmt: (name: 'list-sessions' | 'list-sessions-after') => Statement,
   query: BackendListQuery,
   storeId: string,
   location: string | undefined,
+  memo: ListingMemo<SessionHeader>,
 ): BackendListResult {
   const items: SessionSummary[] = []
   const problems: ListProblem[] = []
   const firstPage = query.after === undefined
   let hasMore = false
-  for (const row of stmt('list-sessions').iterate(listParams(query)) as IterableIterator<SessionRow>) {
-    const summary = summarise(row, storeId, location)
-    if (summary instanceof Error) {
-      if (firstPage) problems.push({ location: location ?? ':memory:', sessionId: row.id, error: summary })
+  if (firstPage) memo.beginPass()
+  const rows = stmt(firstPage ? 'list-sessions' : 'list-sessions-after').iterate(listParams(query)) as IterableIterator<SessionRow>
+  for (const row of rows) {
+    const header = checkedHeader(row, location, memo)
+    if (header instanceof Error) {
+      if (firstPage) problems.push({ location: location ?? ':memory:', sessionId: row.id, error: header })
       continue
     }
     if (items.length === query.limit) {
@@ -94,7 +123,7 @@ export function listSessions(
       if (!firstPage) break
       continue
     }
-    items.push(summary)
+    items.push(summaryOf(row, header, storeId, location))
   }
   return { items, hasMore, problems }
 }

@@ -3,6 +3,5 @@ FROM logbook_sessions
 WHERE (:cwd IS NULL OR cwd = :cwd)
   AND (:parentMode = 0 OR (:parentMode = 1 AND parent_session = :parentSession) OR (:parentMode = 2 AND parent_session IS NULL))
   AND (:updatedAfter IS NULL OR updated_at > :updatedAfter)
-  AND (:afterUpdatedAt IS NULL OR updated_at < :afterUpdatedAt OR (updated_at = :afterUpdatedAt AND id > :afterId))
 ORDER BY updated_at DESC, id ASC
 LIMIT :limit
