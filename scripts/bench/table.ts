@@ -236,6 +236,20 @@ export const WORKLOADS: readonly Workload[] = [
     target: { kind: 'ratio', max: 2, text: '≤ 2 × floor (floor: read the header and the last 4 KiB of each session)' },
   },
   {
+    id: 'B12-postgres-page',
+    title: 'list 10,000 stored sessions (PostgreSQL): first page of 50',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'ratio', max: 1.5, text: '≤ 1.5 × floor (floor: read each session\'s header row and last record)' },
+  },
+  {
+    id: 'B12-postgres-walk',
+    title: 'list 10,000 stored sessions (PostgreSQL): full walk of every page',
+    unit: 'ms',
+    better: 'lower',
+    target: { kind: 'ratio', max: 2, text: '≤ 2 × floor (floor: read each session\'s header row and last record)' },
+  },
+  {
     id: 'B12-search',
     title: 'one search query over 10,000 stored sessions (JSONL), first query of a process whose index has caught up',
     unit: 'ms',

@@ -102,7 +102,8 @@ export function readFileEnds(path: string): FileEnds | undefined {
     let tail: Buffer
     if (whole) {
       tail = tailRegion(length)
-      head.copy(tail, 0, size - length, size)
+      // `set` copies natively; `Buffer#copy` costs more in argument handling than in moving 4 KiB.
+      tail.set(head.subarray(size - length, size))
     } else {
       tail = readAt(fd, size - length, length, tailRegion(length))
     }

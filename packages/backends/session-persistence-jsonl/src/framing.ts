@@ -69,10 +69,19 @@ export function unframeBytes(bytes: Uint8Array, start: number, end: number): { r
   return checksumProblem(stored, recordChecksum(bytes.subarray(textStart, end))) ?? { textStart }
 }
 
-/** `unframeBytes` for a line already decoded to text: the record text, or why the line is a defect. */
+/**
+ * `unframeBytes` for a line already decoded to text: the record text, or why the line is a defect. The checksum is
+ * taken of the text's UTF-8 form directly (the prefix is ASCII), so the line is not encoded back to bytes first.
+ */
 export function unframeText(line: string): { readonly text: string } | { readonly problem: string } {
-  const bytes = Buffer.from(line, 'utf8')
-  const result = unframeBytes(bytes, 0, bytes.length)
-  if ('textStart' in result) return { text: line.slice(PREFIX_BYTES) }
-  return { problem: result.ok ? 'unreadable record' : result.reason }
+  let stored = line.length < PREFIX_BYTES || line.charCodeAt(8) !== SPACE ? -1 : 0
+  for (let i = 0; i < 8 && stored >= 0; i++) {
+    const digit = hexDigit(line.charCodeAt(i))
+    stored = digit < 0 ? -1 : stored * 16 + digit
+  }
+  if (stored < 0) return { problem: 'record has no checksum prefix' }
+  const text = line.slice(PREFIX_BYTES)
+  const defect = checksumProblem(stored, recordChecksum(text))
+  if (defect === undefined) return { text }
+  return { problem: defect.ok ? 'unreadable record' : defect.reason }
 }

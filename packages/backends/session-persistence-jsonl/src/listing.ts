@@ -3,7 +3,9 @@
  * descending then id bytes ascending, paged by keyset. The latest scan is kept, and a page whose cursor it issued is
  * served from it, so a full walk reads each file once. Files are read synchronously in slices of
  * `SLICE` sessions with a yield to the event loop between slices; revisions are computed only for the items a page
- * returns, from the tail bytes the scan read (kept up to `TAIL_BUDGET` bytes per scan; past it, read again).
+ * returns, from the tail bytes the scan read (kept up to `TAIL_BUDGET` bytes per scan; past it, read again). Every
+ * scan reads every file's ends; what they decode to (header checks, last record) is memoised by the exact lines read,
+ * so a repeated listing skips the parse and the checks of unchanged files and can never serve a changed one.
  */
 import { closeSync, readdirSync, readSync } from 'node:fs'
 import { dirname, join, sep } from 'node:path'
@@ -17,10 +19,11 @@ import {
   SessionPersistenceError,
   type BackendListQuery,
   type BackendListResult,
+  ListingMemo,
   type ListProblem,
   type SessionSummary,
 } from '@logbook/session-persistence'
-import { lastEventOf, readFileEnds } from './file-ends.ts'
+import { lastEventOf, readFileEnds, type FileEnds } from './file-ends.ts'
 import { storeError } from './errors.ts'
 import { CURRENT_FRAMING } from './framing.ts'
 import { decodeHeaderLine, newerFramingError } from './header-line.ts'
@@ -34,27 +37,34 @@ const SLICE = 64
 /** Tail slab bytes one kept scan may pin for later revisions (16 MiB: at least 4,096 sessions of 4 KiB). */
 const TAIL_BUDGET = 16 * 1024 * 1024
 
-/** A listed session whose revision is computed when a page first returns it. */
-interface Listed {
+/** What the ends of one session file decode to: a pure function of its header line, last line and path. */
+interface Decoded {
   readonly id: string
   readonly updatedAt: number
+  /** Checked; frozen when a page first returns it (shared by every scan that finds the same lines). */
   readonly header: SessionHeader
   readonly eventCount: number
+  readonly incarnation: string
+}
+
+/** A listed session whose revision is computed when a page first returns it. */
+interface Listed extends Decoded {
   readonly file: string
   readonly size: number
-  readonly incarnation: string
   /** The last min(4096, size) bytes as the scan read them, or undefined past the scan's tail budget. */
   tail: Buffer | undefined
   summary: SessionSummary | undefined
 }
 
 type Entry = { readonly listed: Listed } | { readonly problem: ListProblem }
+type DecodedEntry = { readonly decoded: Decoded } | { readonly problem: ListProblem }
 
 interface Scan {
   readonly key: string
   readonly items: readonly Listed[]
   readonly problems: readonly ListProblem[]
-  readonly issued: Set<string>
+  /** Each cursor position this scan issued, with the index of the item after it. */
+  readonly issued: Map<string, number>
 }
 
 const filterKey = (q: BackendListQuery): string =>
@@ -78,7 +88,7 @@ function unreadable(location: string, sessionId: string | undefined, message: st
 }
 
 /** Summarises one session file (without its revision), or says why it cannot be summarised. */
-function summarise(file: string, projectDir: string, sessionDir: string): Entry | undefined {
+function summarise(file: string, projectDir: string, sessionDir: string, memo: ListingMemo<DecodedEntry>): Entry | undefined {
   let ends
   try {
     ends = readFileEnds(file)
@@ -90,6 +100,21 @@ function summarise(file: string, projectDir: string, sessionDir: string): Entry 
     return { problem: unreadable(file, decodeId(sessionDir), `cannot read the session file ${file}`, error) }
   }
   if (ends === undefined) return undefined
+  // Everything `decodeEnds` reads besides the path: the header line (and whether a newline ended it) and the last line.
+  const inputs = [ends.header?.text, ends.header?.complete === true ? 1 : 0, ends.lastLine]
+  let entry = memo.get(file, inputs)
+  if (entry === undefined) {
+    entry = decodeEnds(ends, file, projectDir, sessionDir)
+    memo.set(file, inputs, entry)
+  }
+  if ('problem' in entry) return entry
+  const { id, updatedAt, header, eventCount, incarnation } = entry.decoded
+  // One literal shape for every entry: the sort and the page search compare these objects in a hot loop.
+  return { listed: { id, updatedAt, header, eventCount, incarnation, file, size: ends.size, tail: ends.tail, summary: undefined } }
+}
+
+/** What the ends of the file at `file` say: its checked header, event count and update time, or the problem. */
+function decodeEnds(ends: FileEnds, file: string, projectDir: string, sessionDir: string): DecodedEntry {
   const head = decodeHeaderLine(ends.header, { projectDir, sessionDir })
   const header = head.header
   // An unreadable header names no id: the directory name still does (unless it is a hashed long id).
@@ -120,8 +145,7 @@ function summarise(file: string, projectDir: string, sessionDir: string): Entry 
     eventCount = last.seq + 1
     updatedAt = last.time
   }
-  const { size, tail } = ends
-  return { listed: { id: valid.id, updatedAt, header: valid, eventCount, file, size, incarnation: head.incarnation, tail, summary: undefined } }
+  return { decoded: { id: valid.id, updatedAt, header: valid, eventCount, incarnation: head.incarnation } }
 }
 
 /**
@@ -132,7 +156,8 @@ function summarise(file: string, projectDir: string, sessionDir: string): Entry 
 function summaryOf(listed: Listed, storeId: string): SessionSummary | undefined {
   if (listed.summary !== undefined) return listed.summary
   const { id, eventCount, updatedAt, file } = listed
-  const header = deepFreeze(listed.header)
+  // A header is frozen whole by the first page that returns it; later scans share the frozen object.
+  const header = Object.isFrozen(listed.header) ? listed.header : deepFreeze(listed.header)
   if (listed.tail !== undefined) {
     listed.summary = { id, header, eventCount, updatedAt, revision: revisionOf(storeId, listed.incarnation, listed.size, listed.tail), location: file }
     listed.tail = undefined
@@ -178,9 +203,23 @@ function listProject(path: string): string[] | ListProblem {
   }
 }
 
+/** The index of the first of the sorted `items` that lies after the keyset position `after`. */
+function firstAfter(items: readonly Listed[], after: { readonly updatedAt: number; readonly id: string }): number {
+  let low = 0
+  let high = items.length
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if (compareSummaries(items[mid] as Listed, after) > 0) high = mid
+    else low = mid + 1
+  }
+  return low
+}
+
 /** Lists one store; keeps the latest scan for the pages that follow it. */
 export class Lister {
   #last: Scan | undefined
+  /** What each file's ends decoded to, by path, while its header line and last line are unchanged. */
+  readonly #decoded = new ListingMemo<DecodedEntry>()
 
   constructor(private readonly store: JsonlStore) {}
 
@@ -188,16 +227,15 @@ export class Lister {
   async list(query: BackendListQuery): Promise<BackendListResult> {
     const key = filterKey(query)
     const last = this.#last
-    const scan = query.after !== undefined && last !== undefined && last.key === key && last.issued.has(positionKey(query.after))
-      ? last
-      : await this.#scan(query, key)
-    this.#last = scan
     const after = query.after
-    const start = after === undefined ? 0 : scan.items.findIndex((item) => compareSummaries(item, after) > 0)
-    const from = start === -1 ? scan.items.length : start
+    const issuedAt = after === undefined || last === undefined || last.key !== key ? undefined : last.issued.get(positionKey(after))
+    const scan = issuedAt !== undefined ? last! : await this.#scan(query, key)
+    this.#last = scan
+    // A cursor this scan issued knows its index; any other is found by binary search (a page is O(limit), not O(n)).
+    const from = after === undefined ? 0 : issuedAt ?? firstAfter(scan.items, after)
     const page = scan.items.slice(from, from + query.limit)
     const hasMore = from + query.limit < scan.items.length
-    if (hasMore) scan.issued.add(positionKey(page[page.length - 1] as Listed))
+    if (hasMore) scan.issued.set(positionKey(page[page.length - 1] as Listed), from + query.limit)
     const storeId = page.length === 0 ? '' : await this.store.storeId()
     const items: SessionSummary[] = []
     for (const listed of page) {
@@ -210,6 +248,7 @@ export class Lister {
   async #scan(query: BackendListQuery, key: string): Promise<Scan> {
     const { after: _after, ...filters } = query
     const { layout } = this.store
+    this.#decoded.beginPass()
     const entries = listRoot(layout.root)
     const projects = query.cwd !== undefined ? [projectKey(query.cwd)] : entries.filter((n) => !isReservedName(n))
     const candidates: { file: string; projectDir: string; sessionDir: string }[] = []
@@ -237,7 +276,7 @@ export class Lister {
     for (let i = 0; i < candidates.length; i++) {
       if (i > 0 && i % SLICE === 0) await yieldToLoop()
       const c = candidates[i]!
-      const entry = summarise(c.file, c.projectDir, c.sessionDir)
+      const entry = summarise(c.file, c.projectDir, c.sessionDir, this.#decoded)
       if (entry === undefined) continue
       if (copies.get(c.sessionDir) !== 1) {
         const id = 'listed' in entry ? entry.listed.id : entry.problem.sessionId
@@ -258,6 +297,6 @@ export class Lister {
       }
     }
     items.sort(compareSummaries)
-    return { key, items, problems, issued: new Set() }
+    return { key, items, problems, issued: new Map() }
   }
 }

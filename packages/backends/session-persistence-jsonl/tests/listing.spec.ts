@@ -70,3 +70,62 @@ describe('P-152 a listing never aborts', () => {
     expect(dirname(empty)).not.toBe(dirname(noNewline))
   })
 })
+
+describe('P-169 a repeated listing decodes only what changed', () => {
+  const summaries = async () => (await app.persistence.list()).items.map(s => [s.id, s.eventCount, s.updatedAt, s.revision])
+
+  it('P-169 an append, a same-size change of the header or last record, a deleted and a new session are all seen by the next listing', async () => {
+    const files = { a: await store('a'), b: await store('b'), c: await store('c'), d: await store('d') }
+    const before = await summaries()
+    expect(before.map(s => s[0]).sort()).toEqual(['a', 'b', 'c', 'd'])
+    // a: appended to (a new last line); b: one digit of its header changed, same size; c: deleted; e: new.
+    const handle = await app.persistence.open('a', 'write')
+    await handle.append(turns(1, handle.nextSeq, 2))
+    await handle.close()
+    const bytes = await readFile(files.b, 'utf8')
+    await writeFile(files.b, bytes.replace('"createdAt":1', '"createdAt":2'))
+    await rm(dirname(files.c), { recursive: true })
+    await store('e')
+    const page = await app.persistence.list()
+    expect(page.items.map(s => s.id).sort()).toEqual(['a', 'd', 'e'])
+    expect(page.problems.map(p => [p.sessionId, p.error.message])).toEqual([
+      ['b', expect.stringMatching(/^session "b": header checksum mismatch/)],
+    ])
+    const a = page.items.find(s => s.id === 'a')!
+    const aBefore = before.find(s => s[0] === 'a')!
+    expect(a.eventCount).toBe((aBefore[1] as number) * 2)
+    expect(a.revision).not.toBe(aBefore[3])
+    expect(a.revision).toBe((await app.persistence.open('a', 'read')).revision)
+    // d is unchanged: the same summary as before.
+    expect((await summaries()).find(s => s[0] === 'd')).toEqual(before.find(s => s[0] === 'd'))
+  })
+
+  it('P-169 a last record rewritten in place (same size, broken checksum) after a listing is a problem on the next first page', async () => {
+    const file = await store('a')
+    await store('b')
+    expect((await app.persistence.list()).problems).toEqual([])
+    const bytes = await readFile(file, 'utf8')
+    const at = bytes.lastIndexOf('"completed"')
+    await writeFile(file, `${bytes.slice(0, at)}"completes"${bytes.slice(at + '"completed"'.length)}`)
+    const page = await app.persistence.list()
+    expect(page.items.map(s => s.id)).toEqual(['b'])
+    expect(page.problems.map(p => [p.sessionId, p.error.message])).toEqual([
+      ['a', expect.stringMatching(/^session "a": the last record fails its check: checksum mismatch/)],
+    ])
+  })
+
+  it('P-169 a walk served from the kept scan returns every session once, in order, with pages of the asked size', async () => {
+    for (let i = 0; i < 7; i++) await store(`s${i}`)
+    const seen: string[] = []
+    let cursor: string | null | undefined
+    while (cursor !== null) {
+      const page = await app.persistence.list(cursor === undefined ? { limit: 3 } : { limit: 3, cursor })
+      expect(page.items.length).toBe(page.nextCursor === null ? 1 : 3)
+      seen.push(...page.items.map(s => s.id))
+      cursor = page.nextCursor
+    }
+    const all = (await app.persistence.list({ limit: 50 })).items.map(s => s.id)
+    expect(seen).toEqual(all)
+    expect([...seen].sort()).toEqual(['s0', 's1', 's2', 's3', 's4', 's5', 's6'])
+  })
+})
