@@ -14,12 +14,12 @@ import { assertSessionHeader, deepFreeze, isSupportedSessionFormat, SESSION_FORM
 import {
   compareSummaries,
   formatVersionError,
+  ListingMemo,
   matchesQuery,
   SessionPersistenceCorruptionError,
   SessionPersistenceError,
   type BackendListQuery,
   type BackendListResult,
-  ListingMemo,
   type ListProblem,
   type SessionSummary,
 } from '@logbook/session-persistence'
