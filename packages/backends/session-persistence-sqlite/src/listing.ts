@@ -70,23 +70,25 @@ function checkRow(row: SessionRow, location: string | undefined): SessionHeader 
 /** The stored values a row's check depends on: equal values give the same outcome. */
 const checkInputs = (row: SessionRow) => [row.header, row.crc, row.version, row.created_at, row.cwd, row.parent_session] as const
 
-/** The row's checked, frozen header, from `memo` when an earlier listing checked the same stored values. */
+/** The row's checked header, from `memo` when an earlier listing checked the same stored values. */
 function checkedHeader(row: SessionRow, location: string | undefined, memo: ListingMemo<SessionHeader>): SessionHeader | Error {
   const inputs = checkInputs(row)
   const known = memo.get(row.id, inputs)
   if (known !== undefined) return known
   const header = checkRow(row, location)
   if (header instanceof Error) return header
-  const frozen = deepFreeze(header)
-  memo.set(row.id, inputs, frozen)
-  return frozen
+  memo.set(row.id, inputs, header)
+  return header
 }
 
-/** The summary of a row whose header is checked and frozen. */
+/**
+ * The summary of a row whose header is checked. The header is frozen whole by the first summary that holds it (rows
+ * past the first page are checked, never frozen); later listings share the frozen object through the memo.
+ */
 function summaryOf(row: SessionRow, header: SessionHeader, storeId: string, location: string | undefined): SessionSummary {
   return {
     id: row.id,
-    header,
+    header: Object.isFrozen(header) ? header : deepFreeze(header),
     eventCount: row.next_seq,
     updatedAt: row.updated_at,
     revision: revisionToken(storeId, row.incarnation, row.revision),
