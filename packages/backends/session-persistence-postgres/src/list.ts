@@ -64,16 +64,15 @@ function checkRow(row: ListRow): SessionHeader | Error {
 const checkInputs = (row: ListRow) =>
   [row.header, row.crc, row.version, row.created_at, row.cwd, row.parent_session, row.tail_body, row.tail_crc, row.tail_last_seq] as const
 
-/** The row's checked, frozen header, from `memo` when an earlier listing checked the same stored values. */
+/** The row's checked header (frozen by the first summary that holds it), from `memo` for unchanged stored values. */
 function checkedHeader(row: ListRow, memo: ListingMemo<SessionHeader>): SessionHeader | Error {
   const inputs = checkInputs(row)
   const known = memo.get(row.id, inputs)
   if (known !== undefined) return known
   const header = checkRow(row)
   if (header instanceof Error) return header
-  const frozen = deepFreeze(header)
-  memo.set(row.id, inputs, frozen)
-  return frozen
+  memo.set(row.id, inputs, header)
+  return header
 }
 
 /**
@@ -102,7 +101,8 @@ export async function listSessions(store: PgStore, query: BackendListQuery, stor
         if (firstPage) continue
         return { items, hasMore: true, problems }
       }
-      items.push({ id: row.id, header, eventCount: row.next_seq, updatedAt: row.updated_at, revision: revisionToken(storeId, row.incarnation, row.revision) })
+      const frozen = Object.isFrozen(header) ? header : deepFreeze(header)
+      items.push({ id: row.id, header: frozen, eventCount: row.next_seq, updatedAt: row.updated_at, revision: revisionToken(storeId, row.incarnation, row.revision) })
     }
     const last = rows.at(-1)
     if (firstPage || rows.length < batch || last === undefined) {
