@@ -47,4 +47,9 @@ export interface HeldLock {
   readonly bytes: Buffer
   /** Room for one byte more than `bytes`, so a longer file is seen as different. */
   readonly scratch: Buffer
+  /**
+   * The inode's change time (`ctimeMs`) when a full check last found the lock intact, once that check ran late
+   * enough that any later change must move it; until then (and after any doubt) every check is a full one.
+   */
+  trustedCtime: number | undefined
 }
