@@ -6,7 +6,7 @@
  * they arrive (`PendingEvents`), so a batch normally needs no walk over the log's read-only view.
  */
 import type { Session, SessionEvent } from '@logbook/session'
-import type { LockToken } from './backend.ts'
+import type { ExpectedState, LockToken } from './backend.ts'
 import type { RetiringWriter } from './claims.ts'
 import { about, isRetryableWriteError } from './errors.ts'
 import { FlushTargets } from './flush-targets.ts'
@@ -26,7 +26,7 @@ export class LiveWriter implements RetiringWriter {
   lastError: unknown
   private readonly id: string
   /** Claim, lock, durable cursor and revision, as the binding set them. */
-  private readonly bound: BoundState = { claim: undefined, token: undefined, cursor: 0, revision: null, lazy: false }
+  private readonly bound: BoundState = { claim: undefined, token: undefined, cursor: 0, revision: null, last: undefined, lazy: false }
   /** Settles (never rejects) when init finished, successfully or not. */
   private readonly init: Promise<void>
   private initDone = false
@@ -170,17 +170,19 @@ export class LiveWriter implements RetiringWriter {
       const records = encodeBatch(batch, this.host.packChunks)
       const token = bound.token!
       const lazy = bound.lazy
-      const revision = bound.revision
+      const last = bound.last
+      const expect: ExpectedState = last !== undefined && last.nextSeq === from ? last : { nextSeq: from, revision: bound.revision! }
       const result = await this.host.queue.run(this.id, () => lazy
         ? backend.materialize(token, this.session.header, records, NEVER_ABORTED)
-        : backend.append(token, { nextSeq: from, revision: revision! }, records, NEVER_ABORTED))
+        : backend.append(token, expect, records, NEVER_ABORTED))
       bound.cursor = result.nextSeq
-      bound.revision = result.revision
+      bound.last = result
       bound.lazy = false
       this.streak.succeeded()
+      // The revision is read only by a listener that asks for it (a backend may hash it lazily).
       this.host.committed({
         sessionId: this.id, source: 'live', fromSeq: from, toSeq: result.nextSeq, events: batch,
-        revision: result.revision, physicalLength: result.physicalLength, ownerId: bound.claim!.owner.ownerId,
+        get revision() { return result.revision }, physicalLength: result.physicalLength, ownerId: bound.claim!.owner.ownerId,
       })
       this.targets.settle(bound.cursor)
     } catch (error) {
