@@ -11,7 +11,13 @@
  * with no persistence plugin (the in-memory run: what the session core alone costs); the floor figure is the median
  * over flushes of that sum. The raw descriptor waits for its sync the way the backend does: JSONL awaits
  * `fs.fdatasync` on the libuv pool (a server's event loop keeps running while the device syncs), SQLite commits
- * block inside SQLite's fsync; the other primitive's floor is reported beside it.
+ * block inside SQLite's fsync; the other primitive's floor is reported beside it. The raw bytes are the JSONL
+ * lines the backend writes (checksum prefix included).
+ *
+ * Two references beside the floor, not targets: the floor's parts **interleaved** in one loop (the in-memory appends,
+ * and at each flush the raw write and sync of its bytes), and the same with each flush also **encoding** its records
+ * with the shared codec — on a shared 2-core machine the work done right after a sync costs more than the same work
+ * in a tight loop, which the floor's separately measured parts cannot show.
  *
  * **Plugin CPU per flush**: the CPU time of the whole process (`process.cpuUsage()`, user + system, every thread:
  * main, libuv pool, GC, compiler) during the durable run, minus that of the raw-descriptor run and of the in-memory
@@ -61,10 +67,10 @@ export function floorIntervals(raw: readonly number[], memory: readonly number[]
 }
 
 /**
- * Appends W to `session` (each append seeing W's virtual time from `Date.now()`), awaiting `sessions.flush` after each
- * `step/start` and `tool/call` and once at the end.
+ * Appends W to `session` (each append seeing W's virtual time from `Date.now()`), awaiting `flush()` (normally
+ * `sessions.flush`) after each `step/start` and `tool/call` and once at the end.
  */
-async function timedWrite(sessions: SessionStore, session: Session): Promise<TimedRun> {
+async function timedWrite(session: Session, flush: () => Promise<unknown>): Promise<TimedRun> {
   const inputs = wAppendList()
   const append = session.append.bind(session) as LooseAppend
   const flushedAt: number[] = []
@@ -81,12 +87,12 @@ async function timedWrite(sessions: SessionStore, session: Session): Promise<Tim
       if (input.opts) append(input.type, input.data, input.opts)
       else append(input.type, input.data)
       if (input.type === 'step/start' || input.type === 'tool/call') {
-        await sessions.flush(session)
+        await flush()
         returns.push(performance.now())
         flushedAt.push(session.seq)
       }
     }
-    await sessions.flush(session)
+    await flush()
     returns.push(performance.now())
     flushedAt.push(session.seq)
   } finally {
@@ -101,7 +107,7 @@ async function timedWrite(sessions: SessionStore, session: Session): Promise<Tim
 export async function writeW(kind: BackendKind, dir: string, durable: boolean): Promise<TimedRun & { events: readonly SessionEvent[] }> {
   const m = await mount(kind, dir, { durable })
   const session = m.sessions.create(SessionId('w'), { meta: { cwd: '/bench/w' } })
-  const run = await timedWrite(m.sessions, session)
+  const run = await timedWrite(session, () => m.sessions.flush(session))
   const events = session.events
   await m.stop()
   return { ...run, events }
@@ -116,9 +122,55 @@ export async function writeInMemory(): Promise<TimedRun> {
   const store: Fiber = app.plugin(SessionStore)
   await store
   const sessions = app.get('sessions') as SessionStore
-  const run = await timedWrite(sessions, sessions.create(SessionId('w'), { meta: { cwd: '/bench/w' } }))
+  const session = sessions.create(SessionId('w'), { meta: { cwd: '/bench/w' } })
+  const run = await timedWrite(session, () => sessions.flush(session))
   await store.dispose()
   return run
+}
+
+/**
+ * A reference beside the floor (not a target): the in-memory appends with, at each flush, the raw write of that
+ * flush's bytes and one `fdatasync` (`primitive`) in the same loop — the floor's two parts interleaved as the durable
+ * run interleaves them, so whatever one costs the other on this machine (work right after a sync runs on a core
+ * that slept) shows. With `encode`, each flush also encodes and frames its records as the backend's codec does.
+ */
+async function writeInterleaved(dir: string, segments: readonly Buffer[], primitive: SyncPrimitive, encode: boolean): Promise<TimedRun> {
+  const app = new Context()
+  const store: Fiber = app.plugin(SessionStore)
+  await store
+  const sessions = app.get('sessions') as SessionStore
+  const session = sessions.create(SessionId('w'), { meta: { cwd: '/bench/w' } })
+  const fd = openSync(join(dir, `interleaved-${encode ? 'encode' : 'raw'}.jsonl`), 'w', 0o600)
+  let k = 0
+  let from = 0
+  const flush = async (): Promise<void> => {
+    let segment = segments[k++]!
+    if (encode) {
+      segment = Buffer.from(frameRecords(encodeBatch(session.events.slice(from, session.seq), true)), 'utf8')
+      from = session.seq
+    }
+    writeFully(fd, segment)
+    if (primitive === 'blocking') fdatasyncSync(fd)
+    else await awaitedDatasync(fd)
+  }
+  try {
+    return await timedWrite(session, flush)
+  } finally {
+    closeSync(fd)
+    await store.dispose()
+  }
+}
+
+/** The JSONL lines of `records` (checksum prefix, text, newline), as the backend frames them. */
+function frameRecords(records: readonly { text: string; crc: number }[]): string {
+  let text = ''
+  for (const record of records) text += `${(record.crc >>> 0).toString(16).padStart(8, '0')} ${record.text}\n`
+  return text
+}
+
+function writeFully(fd: number, segment: Buffer): void {
+  let done = 0
+  while (done < segment.length) done += writeSync(fd, segment, done, segment.length - done)
 }
 
 /** The file-backed backends, whose floor is a raw descriptor (PostgreSQL's is in B4-postgres-floor.ts). */
@@ -133,6 +185,17 @@ const BACKEND_PRIMITIVE: Readonly<Record<FileBackend, SyncPrimitive>> = { jsonl:
 const awaitedDatasync = (fd: number): Promise<void> =>
   new Promise((resolve, reject) => fdatasync(fd, error => (error ? reject(error) : resolve())))
 
+/** Each flush's bytes: the backend codec's records of the events it made durable, framed as JSONL lines. */
+function flushSegments(flushedAt: readonly number[], events: readonly SessionEvent[]): Buffer[] {
+  const segments: Buffer[] = []
+  let from = 0
+  for (const to of flushedAt) {
+    segments.push(Buffer.from(frameRecords(encodeBatch(events.slice(from, to), true)), 'utf8'))
+    from = to
+  }
+  return segments
+}
+
 /** The raw floor of each flush: that flush's record bytes written to a raw fd, one `fdatasync`. */
 async function rawFloor(
   dir: string,
@@ -140,14 +203,7 @@ async function rawFloor(
   events: readonly SessionEvent[],
   primitive: SyncPrimitive,
 ): Promise<{ ms: number; cpuMicros: number; intervals: number[]; bytes: number }> {
-  const segments: Buffer[] = []
-  let from = 0
-  for (const to of flushedAt) {
-    let text = ''
-    for (const record of encodeBatch(events.slice(from, to), true)) text += `${record.text}\n`
-    segments.push(Buffer.from(text, 'utf8'))
-    from = to
-  }
+  const segments = flushSegments(flushedAt, events)
   const fd = openSync(join(dir, `floor-${primitive}.jsonl`), 'w', 0o600)
   collectGarbage()
   const cpu = process.cpuUsage()
@@ -156,8 +212,7 @@ async function rawFloor(
   let last = start
   let bytes = 0
   for (const segment of segments) {
-    let done = 0
-    while (done < segment.length) done += writeSync(fd, segment, done, segment.length - done)
+    writeFully(fd, segment)
     if (primitive === 'blocking') fdatasyncSync(fd)
     else await awaitedDatasync(fd)
     const now = performance.now()
@@ -229,6 +284,9 @@ export async function runB4(kind: FileBackend): Promise<void> {
     const [raw, other] = BACKEND_PRIMITIVE[kind] === 'blocking' ? [blocking, awaited] : [awaited, blocking]
     const { figure, floor, extra } = b4Figures(run, raw, memory)
     const otherFloor = median(floorIntervals(other.intervals, memory.intervals)) * 1000
+    const segments = flushSegments(run.flushedAt, run.events)
+    const interleaved = await writeInterleaved(fixture.dir, segments, BACKEND_PRIMITIVE[kind], false)
+    const encoded = await writeInterleaved(fixture.dir, segments, BACKEND_PRIMITIVE[kind], true)
     report({
       workload: `B4-${kind}`,
       figure,
@@ -239,6 +297,9 @@ export async function runB4(kind: FileBackend): Promise<void> {
         'events/s': run.events.length / (run.ms / 1000),
         'bytes/event (B5)': storedBytes(kind, fixture.dir) / run.events.length,
         [`ratio to the ${BACKEND_PRIMITIVE[kind] === 'blocking' ? 'awaited fdatasync' : 'fdatasyncSync'} floor`]: figure / otherFloor,
+        'interleaved reference per-flush median µs (appends + raw write + sync in one loop)': median(interleaved.intervals) * 1000,
+        'interleaved + encode reference per-flush median µs': median(encoded.intervals) * 1000,
+        'ratio to the interleaved + encode reference': figure / (median(encoded.intervals) * 1000),
       },
     })
   } finally {

@@ -122,8 +122,9 @@ export class JsonlBackend implements PersistenceBackend<number, JsonlLockToken> 
     return materializeSession(this.store, token, header, records)
   }
 
-  async append(token: JsonlLockToken, expect: ExpectedState, records: readonly EncodedRecord[], signal: AbortSignal): Promise<CommitResult> {
-    signal.throwIfAborted()
+  append(token: JsonlLockToken, expect: ExpectedState, records: readonly EncodedRecord[], signal: AbortSignal): Promise<CommitResult> {
+    // Not `async`: the append path's one promise is the sync's (appendRecords turns throws into rejections).
+    if (signal.aborted) return Promise.reject(signal.reason)
     return appendRecords(this.store, token, expect, records)
   }
 

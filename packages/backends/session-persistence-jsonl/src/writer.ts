@@ -138,54 +138,77 @@ function checkExpectedAt(token: JsonlLockToken, fd: number, expect: ExpectedStat
 }
 
 /**
- * Appends `records` at the expected end of the file and `fdatasync`s; on failure truncates back (and syncs).
+ * Appends `records` at the expected end of the file and `fdatasync`s; on failure truncates back (and syncs). The
+ * common case (the token's descriptor open) checks and writes synchronously and waits only for the sync.
  * @throws `SESSION_LOCKED` (lost), `SESSION_CONFLICT` ("log changed underneath"), `STORE_IO` (file unchanged; with
  * an `AggregateError` cause when the truncate-back failed too).
  */
-export async function appendRecords(
+export function appendRecords(
   store: JsonlStore,
   token: JsonlLockToken,
   expect: ExpectedState,
   records: readonly EncodedRecord[],
 ): Promise<CommitResult> {
-  const id = token.sessionId
-  assertLockHeld(token)
-  const first = records[0]
-  if (first !== undefined && first.seq !== expect.nextSeq) {
-    throw conflictError(id, `batch starts at seq ${first.seq}, expected ${expect.nextSeq}`, undefined, {
-      index: 0,
-      expected: expect.nextSeq,
-      actual: first.seq,
-    })
-  }
-  let size: number
   try {
+    const id = token.sessionId
+    assertLockHeld(token)
+    const first = records[0]
+    if (first !== undefined && first.seq !== expect.nextSeq) {
+      throw conflictError(id, `batch starts at seq ${first.seq}, expected ${expect.nextSeq}`, undefined, {
+        index: 0,
+        expected: expect.nextSeq,
+        actual: first.seq,
+      })
+    }
     const open = token.writer.fd
-    size = open === undefined ? await checkExpected(store, token, expect) : checkExpectedAt(token, open, expect)
+    if (open === undefined) {
+      return checkExpected(store, token, expect).then(
+        size => writeAt(store, token, expect, records, size),
+        (error: unknown) => { throw toStoreError(error, id, 'checking the session file', token.writer.location?.file) },
+      )
+    }
+    let size: number
+    try {
+      size = checkExpectedAt(token, open, expect)
+    } catch (error) {
+      throw toStoreError(error, id, 'checking the session file', token.writer.location?.file)
+    }
+    return writeAt(store, token, expect, records, size)
   } catch (error) {
-    throw toStoreError(error, id, 'checking the session file', token.writer.location?.file)
+    return Promise.reject(error)
   }
-  if (records.length === 0) return { nextSeq: expect.nextSeq, revision: expect.revision, physicalLength: size }
+}
+
+/** The write and sync of `appendRecords` once the file is known to be `size` bytes at `expect`. */
+function writeAt(store: JsonlStore, token: JsonlLockToken, expect: ExpectedState, records: readonly EncodedRecord[], size: number): Promise<CommitResult> {
+  if (records.length === 0) return Promise.resolve({ nextSeq: expect.nextSeq, revision: expect.revision, physicalLength: size })
   const { writer } = token
   const fd = writer.fd!
-  const file = writer.location!.file
   const data = recordBytes(records, writer.framing ?? CURRENT_FRAMING)
   const known = writer.state!
   // The state the append produces; the writer adopts it only once synced, and hashes it only when asked.
   const state = new StoredState(known.storeId, known.incarnation, size + data.length, tailOf(known.tail, data))
+  let synced: Promise<void>
   try {
     writeFully(fd, data, size)
-    await syncFile(fd, store.durability)
+    synced = syncFile(fd, store.durability)
   } catch (error) {
-    try {
-      io.truncate(fd, size)
-      await syncFile(fd, store.durability)
-    } catch (rollbackError) {
-      throw storeIoError(id, 'appending (and truncating back)', new AggregateError([error, rollbackError], 'append and rollback failed'), file)
-    }
-    throw storeIoError(id, 'appending', error, file)
+    return rollBack(store, token, size, error)
   }
-  return commit(token, nextSeqAfter(records, expect.nextSeq), state)
+  return synced.then(() => commit(token, nextSeqAfter(records, expect.nextSeq), state), (error: unknown) => rollBack(store, token, size, error))
+}
+
+/** After a failed write or sync: truncate back to `size` and sync, then reject with `STORE_IO`. */
+async function rollBack(store: JsonlStore, token: JsonlLockToken, size: number, error: unknown): Promise<never> {
+  const { sessionId: id, writer } = token
+  const file = writer.location!.file
+  try {
+    io.truncate(writer.fd!, size)
+    await syncFile(writer.fd!, store.durability)
+  } catch (rollbackError) {
+    throw storeIoError(id, 'appending (and truncating back)', new AggregateError([error, rollbackError], 'append and rollback failed'), file)
+  }
+  throw storeIoError(id, 'appending', error, file)
 }
 
 /**
