@@ -28,11 +28,17 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const isSafeInt = Number.isSafeInteger as (v: unknown) => v is number
 const hasOwn = Object.hasOwn
 
-/** Own keys are exactly `required` plus any present among `optional` (order free). */
+/**
+ * Own keys are exactly `required` plus any present among `optional` (order free), all enumerable. One pass: a key
+ * outside the set fails at once, and a count of distinct members equal to the set's size means every one is there.
+ */
 function exactKeys(o: Obj, required: readonly string[], optional?: string): boolean {
   let n = 0
-  for (const k in o) if (hasOwn(o, k)) n++
-  for (const k of required) if (!hasOwn(o, k)) return false
+  for (const k in o) {
+    if (!hasOwn(o, k)) continue
+    if (k !== optional && !required.includes(k)) return false
+    n++
+  }
   return n === required.length + (optional !== undefined && hasOwn(o, optional) ? 1 : 0)
 }
 
