@@ -145,6 +145,14 @@ export async function breakSessionLock(store: JsonlStore, id: string, ownerId: s
  */
 export const CTIME_SETTLED_MS = { fine: 50, wholeSecond: 2000 } as const
 
+/**
+ * The real time in ms, from the monotonic clock and the process's start, not `Date.now()`, which programs replace
+ * (a virtual clock for replays, fake timers): a clock behind the real one only delays the trust.
+ */
+function wallClock(): number {
+  return performance.timeOrigin + performance.now()
+}
+
 /** Opens the lock at `path` (just acquired, holding `bytes`); `undefined` when that fails (checks then read the path). */
 function holdLockFile(path: string, bytes: Buffer): HeldLock | undefined {
   let fd: number | undefined
@@ -170,7 +178,7 @@ function heldLockIntact(path: string, held: HeldLock): boolean {
     if (!fullCheck(path, held)) return false
     // `st` was taken before the read: a change since then moves the time and only costs the next check a full one.
     const settled = st.ctimeMs % 1000 === 0 ? CTIME_SETTLED_MS.wholeSecond : CTIME_SETTLED_MS.fine
-    if (st.nlink === 1 && Date.now() - st.ctimeMs >= settled) held.trustedCtime = st.ctimeMs
+    if (st.nlink === 1 && wallClock() - st.ctimeMs >= settled) held.trustedCtime = st.ctimeMs
     return true
   } catch {
     held.trustedCtime = undefined

@@ -13,6 +13,7 @@ import { encodeBatch } from '@logbook/session-persistence'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { hdr, turns } from './events.ts'
 import { useRawBackend } from './raw-backend.ts'
+import { CTIME_SETTLED_MS } from '../src/session-lock.ts'
 
 // Counted, not changed: P-161 checks which calls an append's lock check makes.
 vi.mock('node:fs', async (original) => {
@@ -95,11 +96,14 @@ describe('P-161 the check once the lock\'s change time is trusted', () => {
     vi.restoreAllMocks()
   })
 
-  /** A stored session whose lock change time a first append made trusted (the clock 3 s past it). */
+  /** A stored session whose lock change time a first append made trusted (run once the time has settled). */
   async function settled(id: string) {
     const s = await stored(id)
-    const real = Date.now.bind(Date)
-    vi.spyOn(Date, 'now').mockImplementation(() => real() + 3000)
+    const ctime = statSync(s.lockPath).ctimeMs
+    const settle = ctime % 1000 === 0 ? CTIME_SETTLED_MS.wholeSecond : CTIME_SETTLED_MS.fine
+    while (performance.timeOrigin + performance.now() < ctime + settle) await new Promise(resolve => setTimeout(resolve, 10))
+    // A replaced Date.now (a virtual clock, as B4 runs under) does not decide the trust.
+    vi.spyOn(Date, 'now').mockReturnValue(1_700_000_000_000)
     const first = await env.backend.append(s.token, { nextSeq: s.made.nextSeq, revision: s.made.revision }, encodeBatch(turns(1, 12, 3), true), signal)
     return { ...s, first }
   }
