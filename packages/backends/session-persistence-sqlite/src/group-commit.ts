@@ -32,7 +32,10 @@ function confined(error: unknown): boolean {
   return code === undefined || code.startsWith('SQLITE_CONSTRAINT')
 }
 
-/** The group-commit queue of one connection. */
+/**
+ * Every session's queued batches written by one transaction per tick: each promise settles only after that
+ * transaction's COMMIT (or its rollback), with its own result or its own error.
+ */
 export class CommitGroup {
   private queued: Batch[] = []
   private scheduled = false
