@@ -1,8 +1,8 @@
 /**
  * Group commit (02 §6 "Group commit"): the write batches (`append`, `materialize`) of every session queued while the
  * process runs its current callback and the promise reactions it starts are written by one `BEGIN IMMEDIATE`
- * transaction, each batch inside its own savepoint. One commit (one sync) makes them all durable; a batch that fails
- * its own checks rolls back to its savepoint and rejects alone, and each promise settles only after the commit.
+ * transaction. One commit (one sync) makes them all durable. A batch that fails its own checks rejects alone: the
+ * group is then written again with each batch inside its own savepoint, and each promise settles after the commit.
  */
 
 import { mapStoreError, sqliteCode, type Statement, type StoreConnection } from './connection.ts'
@@ -21,6 +21,8 @@ type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: f
 
 /** Thrown inside the transaction when every batch failed: nothing is left to commit, so it rolls back. */
 const NOTHING_TO_COMMIT: unique symbol = Symbol('nothing to commit')
+/** Thrown inside a savepoint-free attempt when a batch of a group failed: roll back and start over isolated. */
+const ISOLATE: unique symbol = Symbol('isolate the batches')
 
 /**
  * A batch's failure stays its own when it is the batch's verdict (a persistence error, a constraint its rows broke):
@@ -63,17 +65,13 @@ export class CommitGroup {
     const batches = this.queued
     if (batches.length === 0) return
     this.queued = []
-    const outcomes: Outcome[] = []
+    let outcomes: readonly Outcome[]
     try {
-      this.connection.write(stmt => {
-        for (const batch of batches) outcomes.push(this.runOne(stmt, batch))
-        if (!outcomes.some(outcome => outcome.ok)) throw NOTHING_TO_COMMIT
-      })
+      // Savepoints cost a sub-journal copy of every page a batch touches, so the first attempt runs without them.
+      outcomes = this.attempt(batches, false) ?? this.attempt(batches, true)!
     } catch (error) {
-      if (error !== NOTHING_TO_COMMIT) {
-        for (const batch of batches) batch.reject(error)
-        return
-      }
+      for (const batch of batches) batch.reject(error)
+      return
     }
     batches.forEach((batch, i) => {
       const outcome = outcomes[i]!
@@ -82,19 +80,44 @@ export class CommitGroup {
     })
   }
 
-  /** One batch inside its savepoint: released on success, rolled back to on a confined failure. */
-  private runOne(stmt: Stmt, batch: Batch): Outcome {
-    stmt('savepoint').run()
+  /**
+   * One transaction over `batches`. With `isolate` each batch runs inside its savepoint; without, a failed batch of
+   * a group may have left rows behind, so the transaction rolls back and `undefined` asks for an isolated attempt
+   * (a lone batch needs none: its failure leaves nothing to commit). @throws the group's failure.
+   */
+  private attempt(batches: readonly Batch[], isolate: boolean): Outcome[] | undefined {
+    const outcomes: Outcome[] = []
+    try {
+      this.connection.write(stmt => {
+        for (const batch of batches) {
+          const outcome = this.runOne(stmt, batch, isolate)
+          if (!outcome.ok && !isolate && batches.length > 1) throw ISOLATE
+          outcomes.push(outcome)
+        }
+        if (!outcomes.some(outcome => outcome.ok)) throw NOTHING_TO_COMMIT
+      })
+    } catch (error) {
+      if (error === ISOLATE) return undefined
+      if (error !== NOTHING_TO_COMMIT) throw error
+    }
+    return outcomes
+  }
+
+  /** One batch, inside its savepoint when `isolate` (released on success, rolled back to on a confined failure). */
+  private runOne(stmt: Stmt, batch: Batch, isolate: boolean): Outcome {
+    if (isolate) stmt('savepoint').run()
     let value: unknown
     try {
       value = batch.run(stmt)
     } catch (error) {
       if (!confined(error)) throw error
-      stmt('rollback-to-savepoint').run()
-      stmt('release-savepoint').run()
+      if (isolate) {
+        stmt('rollback-to-savepoint').run()
+        stmt('release-savepoint').run()
+      }
       return { ok: false, error: mapStoreError(error, this.connection.path) }
     }
-    stmt('release-savepoint').run()
+    if (isolate) stmt('release-savepoint').run()
     return { ok: true, value }
   }
 }

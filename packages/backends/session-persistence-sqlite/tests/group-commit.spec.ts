@@ -142,7 +142,7 @@ describe('failures inside a group', () => {
     expect((await backend.scan('clash', {}, signal))?.revision).toBe(clash.commit.revision)
   })
 
-  it('P-156 every batch failing commits nothing; a busy store rejects every batch of the group with STORE_IO and stores none', async () => {
+  it('P-156 every batch failing commits nothing (a lone one too, its first row gone); a busy store rejects every batch of the group with STORE_IO and stores none', async () => {
     const a = await stored('a')
     const b = await stored('b')
     let before = backend.commits
@@ -151,6 +151,12 @@ describe('failures inside a group', () => {
       backend.append(b.token, { ...b.commit, revision: 'sqlite:x:y:0' }, records(turn(6, 2)), signal),
     ])
     expect(failing.map(o => o.status === 'rejected' && (o.reason as { code?: string }).code)).toEqual(['SESSION_CONFLICT', 'SESSION_CONFLICT'])
+    expect(backend.commits).toBe(before)
+    // A lone batch runs without a savepoint: its first row must still vanish with the transaction.
+    const [seq6] = records(turn(6, 2))
+    const lone = await rejection(backend.append(a.token, a.commit, [seq6!, seq6!], signal))
+    expect([lone.code, lone.message]).toEqual(['SESSION_CONFLICT', 'session "a": a row is already stored at seq 6'])
+    expect(rowsOf('a').map(r => r.seq)).toEqual([0, 1, 2, 5])
     expect(backend.commits).toBe(before)
 
     await backend.close()
