@@ -150,7 +150,7 @@ export class StoreConnection {
   pragmas(): Readonly<Record<string, unknown>> | undefined {
     const db = this.db
     if (db === undefined) return undefined
-    const names = ['journal_mode', 'synchronous', 'foreign_keys', 'trusted_schema', 'mmap_size', 'busy_timeout', 'application_id', 'user_version', 'page_size']
+    const names = ['journal_mode', 'synchronous', 'foreign_keys', 'trusted_schema', 'cache_size', 'mmap_size', 'busy_timeout', 'application_id', 'user_version', 'page_size']
     return Object.freeze(Object.fromEntries(names.map(name => [name, db.pragma(name, { simple: true })])))
   }
 
