@@ -191,7 +191,7 @@ export function decodeStorageRun(value: unknown): PackedRun | undefined {
     if (t < low) low = t
   }
   return new PackedRun({
-    tag, seq0: seq0 as number, time0: time0 as number, gaps, lowestTime: low, turn: turn as number, step: step as number, index: index as number,
+    tag, seq0: seq0 as number, time0: time0 as number, gaps, lowestTime: low, lastTime: t, turn: turn as number, step: step as number, index: index as number,
     pieces: pieces as string[], id: tool ? (data.id as CallId) : undefined,
     name: tool && hasOwn(data, 'name') ? (data.name as string) : undefined,
   })
