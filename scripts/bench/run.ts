@@ -21,6 +21,8 @@ interface Summary {
   title: string
   unit: string
   target: string
+  /** The second judged figure's target and verdict (rows with `extraTarget`). */
+  extraTarget?: { key: string; max: number; text: string; pass: boolean | null }
   runs: RunResult[]
   figure: Spread
   floor: Spread | null
@@ -80,6 +82,14 @@ function runOnce(workload: Workload): RunResult {
   return JSON.parse(line.slice(RESULT_MARKER.length)) as RunResult
 }
 
+/** The verdict on a row's second judged figure (`extraTarget`), or null when it has none or no run reported it. */
+function judgeExtra(workload: Workload, runs: readonly RunResult[]): boolean | null {
+  const t = workload.extraTarget
+  if (t === undefined) return null
+  const values = runs.map(r => r.extra?.[t.key]).filter((v): v is number => typeof v === 'number')
+  return values.length === 0 ? false : spread(values).median <= t.max
+}
+
 function judge(target: Target, figure: Spread, ratio: Spread | null): boolean | null {
   switch (target.kind) {
     case 'ratio': return ratio === null ? null : ratio.median <= target.max
@@ -107,6 +117,10 @@ function print(out: (line: string) => void, s: Summary): void {
     out(`    ${key}  ${fmt(e.median)}  (min ${fmt(e.min)}, max ${fmt(e.max)})`)
   }
   out(`    target  ${s.target}  → ${verdict}`)
+  if (s.extraTarget) {
+    const v = s.extraTarget.pass === null ? 'report only' : s.extraTarget.pass ? 'PASS' : 'FAIL'
+    out(`    target  ${s.extraTarget.key} ${s.extraTarget.text}  → ${v}`)
+  }
 }
 
 function main(): void {
@@ -134,6 +148,7 @@ function main(): void {
     const ratio = ratios.length ? spread(ratios) : null
     const summary: Summary = { id: workload.id, title: workload.title, unit: workload.unit, target: workload.target.text,
       runs: results, figure, floor, ratio, pass: judge(workload.target, figure, ratio) }
+    if (workload.extraTarget) summary.extraTarget = { ...workload.extraTarget, pass: judgeExtra(workload, results) }
     summaries.push(summary)
     print(human, summary)
   }

@@ -1,7 +1,9 @@
 /**
- * B4 and B5 for PostgreSQL (see b4.ts for the workload). B4's floor: the same rows — the shared codec's records of
- * each flushed segment, with their checksums, in a table shaped like `logbook_events` — inserted with plain `pg`
- * as one multi-row `INSERT` per flush, each its own commit (what one durable flush cannot do with less). B5: the
+ * B4 and B5 for PostgreSQL (see B4-common.ts for the workload, the per-flush median and the CPU figure). B4's raw
+ * floor: the same rows — the shared codec's records of each flushed segment, with their checksums, in a table shaped
+ * like `logbook_events` — inserted with plain `pg` as one multi-row `INSERT` per flush, each its own commit (what one
+ * durable flush cannot do with less); the floor adds the in-memory run's time flush by flush, as for the files. The
+ * CPU figure counts this process only (the server's CPU is another process's). B5: the
  * bytes the session's rows take in the database (`pg_total_relation_size` of the session, event and lease tables:
  * heap, TOAST and indexes) per event.
  */
@@ -10,11 +12,11 @@ import type { SessionEvent } from '@logbook/session'
 import { encodeBatch } from '@logbook/session-persistence'
 import { collectGarbage, report } from '../harness.ts'
 import { tempStore } from './persistence-store.ts'
-import { writeInMemory, writeW } from './B4-common.ts'
+import { b4Figures, cpuSince, writeInMemory, writeW } from './B4-common.ts'
 import { BENCH_SCHEMA, benchUrl, pgClient, withBenchDatabase } from './postgres-server.ts'
 
-/** The floor: one plain multi-row INSERT (one commit) per flushed segment. */
-async function pgFloor(flushedAt: readonly number[], events: readonly SessionEvent[]): Promise<number> {
+/** The raw floor: one plain multi-row INSERT (one commit) per flushed segment, timed per flush. */
+async function pgFloor(flushedAt: readonly number[], events: readonly SessionEvent[]): Promise<{ ms: number; cpuMicros: number; intervals: number[] }> {
   const segments: unknown[][] = []
   let from = 0
   for (const to of flushedAt) {
@@ -35,9 +37,17 @@ async function pgFloor(flushedAt: readonly number[], events: readonly SessionEve
       return `INSERT INTO floor_events (session_id, seq, last_seq, kind, type, time, body, crc) VALUES ${rows.join(', ')}`
     })
     collectGarbage()
+    const cpu = process.cpuUsage()
     const start = performance.now()
-    for (let i = 0; i < segments.length; i++) await client.query(texts[i]!, segments[i])
-    return performance.now() - start
+    const intervals: number[] = []
+    let last = start
+    for (let i = 0; i < segments.length; i++) {
+      await client.query(texts[i]!, segments[i])
+      const now = performance.now()
+      intervals.push(now - last)
+      last = now
+    }
+    return { ms: performance.now() - start, cpuMicros: cpuSince(cpu), intervals }
   } finally {
     await client.end()
   }
@@ -59,21 +69,19 @@ export async function runB4Postgres(): Promise<void> {
   const fixture = tempStore('b4-postgres')
   try {
     await withBenchDatabase(async () => {
+      const memory = await writeInMemory()
       const run = await writeW('postgres', fixture.dir, true)
-      const floor = await pgFloor(run.flushedAt, run.events)
-      const inMemory = await writeInMemory()
+      const raw = await pgFloor(run.flushedAt, run.events)
+      const { figure, floor, extra } = b4Figures(run, raw, memory)
       report({
         workload: 'B4-postgres',
-        figure: run.ms,
+        figure,
         floor,
-        ratio: run.ms / floor,
+        ratio: figure / floor,
         extra: {
-          flushes: run.flushedAt.length,
+          ...extra,
           'events/s': run.events.length / (run.ms / 1000),
           'bytes/event (B5)': (await storedBytes()) / run.events.length,
-          'per-flush ms': run.ms / run.flushedAt.length,
-          'floor per-flush ms': floor / run.flushedAt.length,
-          'in-memory reference ms': inMemory,
         },
       })
     })

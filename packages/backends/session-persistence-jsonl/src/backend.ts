@@ -122,8 +122,9 @@ export class JsonlBackend implements PersistenceBackend<number, JsonlLockToken> 
     return materializeSession(this.store, token, header, records)
   }
 
-  async append(token: JsonlLockToken, expect: ExpectedState, records: readonly EncodedRecord[], signal: AbortSignal): Promise<CommitResult> {
-    signal.throwIfAborted()
+  append(token: JsonlLockToken, expect: ExpectedState, records: readonly EncodedRecord[], signal: AbortSignal): Promise<CommitResult> {
+    // Not `async`: the append path's one promise is the sync's (appendRecords turns throws into rejections).
+    if (signal.aborted) return Promise.reject(signal.reason)
     return appendRecords(this.store, token, expect, records)
   }
 
@@ -150,7 +151,7 @@ export class JsonlBackend implements PersistenceBackend<number, JsonlLockToken> 
       // The descriptor and the state the writer remembered belong to the original file.
       const { writer } = token
       if (writer.fd !== undefined) closeSync(writer.fd)
-      Object.assign(writer, { fd: undefined, size: undefined, revision: undefined, tail: undefined, framing: undefined })
+      Object.assign(writer, { fd: undefined, size: undefined, state: undefined, committed: undefined, framing: undefined })
       return { sessions: [token.sessionId], original, scope: 'session' }
     } catch (error) {
       throw toStoreError(error, token.sessionId, 'migrating the session file')

@@ -19,12 +19,10 @@ export const PREFIX_BYTES = 9
 
 const SPACE = 0x20
 
-/** The value of one lowercase hex digit byte, or -1. */
-function hexDigit(byte: number): number {
-  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30
-  if (byte >= 0x61 && byte <= 0x66) return byte - 0x57
-  return -1
-}
+/** Byte → its value as a lowercase hex digit, or -1 (a table: every line of a resume reads eight). */
+const HEX_DIGIT = new Int8Array(256).fill(-1)
+for (let i = 0; i < 10; i++) HEX_DIGIT[0x30 + i] = i
+for (let i = 0; i < 6; i++) HEX_DIGIT[0x61 + i] = 10 + i
 
 /** The framing of a file whose header line starts with `byte`: `{` is a plain JSON line (framing 1). */
 export function framingOfFirstByte(byte: number | undefined): Framing {
@@ -51,26 +49,27 @@ function storedChecksum(bytes: Uint8Array, start: number, end: number): number {
   if (end - start < PREFIX_BYTES || bytes[start + 8] !== SPACE) return -1
   let value = 0
   for (let i = start; i < start + 8; i++) {
-    const digit = hexDigit(bytes[i] as number)
+    const digit = HEX_DIGIT[bytes[i] as number] as number
     if (digit < 0) return -1
     value = value * 16 + digit
   }
   return value
 }
 
+const NO_PREFIX: RecordResult = Object.freeze({ ok: false, reason: 'record has no checksum prefix' })
+
 /**
  * Check the framed line `bytes[start, end)` (no newline): its prefix, then the checksum of the bytes after it.
- * Returns where the record text starts, or the defect.
+ * Returns the defect, or `undefined` when the record text (from `start + PREFIX_BYTES`) matches its checksum.
  */
-export function unframeBytes(bytes: Uint8Array, start: number, end: number): { readonly textStart: number } | RecordResult {
+export function framingDefect(bytes: Uint8Array, start: number, end: number): RecordResult | undefined {
   const stored = storedChecksum(bytes, start, end)
-  if (stored < 0) return { ok: false, reason: 'record has no checksum prefix' }
-  const textStart = start + PREFIX_BYTES
-  return checksumProblem(stored, recordChecksum(bytes.subarray(textStart, end))) ?? { textStart }
+  if (stored < 0) return NO_PREFIX
+  return checksumProblem(stored, recordChecksum(bytes.subarray(start + PREFIX_BYTES, end)))
 }
 
 /**
- * `unframeBytes` for a line already decoded to text: the record text, or why the line is a defect. The checksum is
+ * `framingDefect` for a line already decoded to text: the record text, or why the line is a defect. The checksum is
  * taken of the text's UTF-8 form directly (the prefix is ASCII), so the line is not encoded back to bytes first.
  */
 export function unframeText(line: string): { readonly text: string } | { readonly problem: string } {

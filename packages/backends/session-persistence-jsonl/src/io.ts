@@ -47,9 +47,11 @@ export function writeFully(fd: number, buffer: Buffer, position: number): void {
   }
 }
 
-/** `fdatasync` unless durability is `none`. */
-export async function syncFile(fd: number, durability: Durability): Promise<void> {
-  if (durability === 'fsync') await io.datasync(fd)
+const SYNCED: Promise<void> = Promise.resolve()
+
+/** `fdatasync` unless durability is `none` (then an already settled promise). */
+export function syncFile(fd: number, durability: Durability): Promise<void> {
+  return durability === 'fsync' ? io.datasync(fd) : SYNCED
 }
 
 /** Directory `fsync` unless durability is `none`. */

@@ -15,6 +15,22 @@ export function revisionOf(storeId: string, incarnation: string, size: number, t
   return `jsonl:${storeId}:${incarnation}:${size}:${digest}`
 }
 
+/**
+ * One stored state of a session file as its writer knows it: the size and the last bytes at that size, with the
+ * revision hashed when first read (an append's result is usually only compared by identity, 02 §5 "Append").
+ */
+export class StoredState {
+  #text: string | undefined
+
+  /** `tail`: the last `min(4096, size)` bytes at `size` (a longer buffer's last 4096 are used); never mutated. */
+  constructor(readonly storeId: string, readonly incarnation: string, readonly size: number, readonly tail: Buffer) {}
+
+  /** The revision of this state (02 §4.4). */
+  get revision(): string {
+    return (this.#text ??= revisionOf(this.storeId, this.incarnation, this.size, this.tail))
+  }
+}
+
 /** Reads the last `min(4096, size)` bytes of an open file of `size` bytes (a small synchronous read). */
 export function readTail(fd: number, size: number): Buffer {
   const length = Math.min(REVISION_TAIL, size)

@@ -6,7 +6,7 @@
  */
 import { closeSync, fstatSync } from 'node:fs'
 import { decodeRecordText, type PhysicalScan, type RecordResult, type ScanRecord } from '@logbook/session-persistence'
-import { CURRENT_FRAMING, unframeBytes, type Framing } from './framing.ts'
+import { CURRENT_FRAMING, framingDefect, PREFIX_BYTES, type Framing } from './framing.ts'
 import { decodeHeaderLine, newerFramingError, type DecodedHeaderLine } from './header-line.ts'
 import { openForReadIfExists } from './io.ts'
 import { readLines } from './line-reader.ts'
@@ -34,9 +34,9 @@ const INCOMPLETE: RecordResult = Object.freeze({ ok: false, reason: 'incomplete 
 function decodeLine(buffer: Buffer, start: number, end: number, framing: Framing | undefined, complete: boolean): RecordResult {
   let textStart = start
   if (framing === CURRENT_FRAMING) {
-    const unframed = unframeBytes(buffer, start, end)
-    if (!('textStart' in unframed)) return complete ? unframed : INCOMPLETE
-    textStart = unframed.textStart
+    const defect = framingDefect(buffer, start, end)
+    if (defect !== undefined) return complete ? defect : INCOMPLETE
+    textStart = start + PREFIX_BYTES
   }
   const result = decodeRecordText(buffer.toString('utf8', textStart, end))
   return !complete && !result.ok ? INCOMPLETE : result

@@ -4,11 +4,16 @@
  * lock-file.ts, with failures mapped to the seam's errors.
  *
  * The check before every write (step 5) does not reopen the lock file: the writer keeps its own lock file open
- * read-only from acquisition to release. A check reads that inode's content (it must still be exactly the record this
- * writer wrote) and `stat`s the lock path (it must still name that inode). The open descriptor keeps the inode alive,
- * so no other file can carry its number meanwhile: both facts together say what reading the lock path says — the lock
- * exists and names this writer. Any other outcome, or any error, answers "unknown", and the check then reads the lock
- * path.
+ * read-only from acquisition to release. The common case is one `fstat` of that descriptor: the inode must still
+ * have exactly one link, its record's size and the change time a full check last vouched for. The lock path is the
+ * inode's only link (the temp it was linked from is gone), so every way to take the lock away from this writer —
+ * `breakLock`, a takeover, `rm`, a rename over it — unlinks it and leaves it with no link; every other change to it
+ * (a write, a truncate, a rename, a second link) moves its change time. A full check reads the inode's content (it
+ * must still be exactly the record this writer wrote) and `stat`s the lock path (it must still name that inode); the
+ * open descriptor keeps the inode alive, so no other file can carry its number meanwhile. The change time is trusted
+ * only once a full check ran well after it (`CTIME_SETTLED_MS`): a file system stamps changes with a coarse clock, so
+ * a change in the same tick as the last one could keep the time. Any other outcome, or any error, answers "unknown",
+ * and the check then reads the lock path.
  */
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs'
 import {
@@ -53,7 +58,7 @@ export async function lockSession(store: JsonlStore, id: string, owner: LockOwne
     sessionId: id,
     owner,
     lockPath,
-    writer: { location: undefined, fd: undefined, size: undefined, revision: undefined, tail: undefined, framing: undefined, released: false, lock },
+    writer: { location: undefined, fd: undefined, size: undefined, state: undefined, committed: undefined, framing: undefined, released: false, lock },
   }
 }
 
@@ -133,13 +138,28 @@ export async function breakSessionLock(store: JsonlStore, id: string, ownerId: s
 
 // ----- the held lock file ---------------------------------------------------------------------------------------
 
+/**
+ * How long after an inode's change time a full check must run before that time is trusted to move on any later
+ * change: well above the coarsest timestamp clocks (one tick of the kernel's coarse clock, a few ms; whole seconds
+ * on some file systems, whose times then carry no fraction).
+ */
+export const CTIME_SETTLED_MS = { fine: 50, wholeSecond: 2000 } as const
+
+/**
+ * The real time in ms, from the monotonic clock and the process's start, not `Date.now()`, which programs replace
+ * (a virtual clock for replays, fake timers): a clock behind the real one only delays the trust.
+ */
+function wallClock(): number {
+  return performance.timeOrigin + performance.now()
+}
+
 /** Opens the lock at `path` (just acquired, holding `bytes`); `undefined` when that fails (checks then read the path). */
 function holdLockFile(path: string, bytes: Buffer): HeldLock | undefined {
   let fd: number | undefined
   try {
     fd = openSync(path, 'r')
     const { dev, ino } = fstatSync(fd, { bigint: true })
-    return { fd, dev, ino, bytes, scratch: Buffer.allocUnsafe(bytes.length + 1) }
+    return { fd, dev, ino, bytes, scratch: Buffer.allocUnsafe(bytes.length + 1), trustedCtime: undefined }
   } catch {
     if (fd !== undefined) closeQuietly(fd)
     return undefined
@@ -148,18 +168,31 @@ function holdLockFile(path: string, bytes: Buffer): HeldLock | undefined {
 
 /**
  * True when the held inode still holds exactly its record and `path` still names it; false means "not known": the
- * caller reads the lock path to decide.
+ * caller reads the lock path to decide. One `fstat` answers while the inode is unchanged since a trusted full check.
  */
 function heldLockIntact(path: string, held: HeldLock): boolean {
   try {
-    const { bytes, scratch } = held
-    const n = readSync(held.fd, scratch, 0, scratch.length, 0)
-    if (n !== bytes.length || scratch.compare(bytes, 0, n, 0, n) !== 0) return false
-    const current = statSync(path, { bigint: true, throwIfNoEntry: false })
-    return current !== undefined && current.ino === held.ino && current.dev === held.dev
+    const st = fstatSync(held.fd)
+    if (st.nlink === 1 && st.size === held.bytes.length && st.ctimeMs === held.trustedCtime) return true
+    held.trustedCtime = undefined
+    if (!fullCheck(path, held)) return false
+    // `st` was taken before the read: a change since then moves the time and only costs the next check a full one.
+    const settled = st.ctimeMs % 1000 === 0 ? CTIME_SETTLED_MS.wholeSecond : CTIME_SETTLED_MS.fine
+    if (st.nlink === 1 && wallClock() - st.ctimeMs >= settled) held.trustedCtime = st.ctimeMs
+    return true
   } catch {
+    held.trustedCtime = undefined
     return false
   }
+}
+
+/** Reads the held inode (it must hold exactly its record) and `stat`s `path` (it must name that inode). */
+function fullCheck(path: string, held: HeldLock): boolean {
+  const { bytes, scratch } = held
+  const n = readSync(held.fd, scratch, 0, scratch.length, 0)
+  if (n !== bytes.length || scratch.compare(bytes, 0, n, 0, n) !== 0) return false
+  const current = statSync(path, { bigint: true, throwIfNoEntry: false })
+  return current !== undefined && current.ino === held.ino && current.dev === held.dev
 }
 
 /** Closes the held descriptor (errors ignored: it is read-only and nothing depends on the close). */

@@ -1,8 +1,9 @@
 /**
  * Types of the JSONL backend. Types only.
  */
-import type { LockToken, SessionPersistenceConfig } from '@logbook/session-persistence'
+import type { CommitResult, LockToken, SessionPersistenceConfig } from '@logbook/session-persistence'
 import type { Framing } from './framing.ts'
+import type { StoredState } from './revision.ts'
 import type { SessionLocation } from './store.ts'
 
 /** Config of `JsonlSessionPersistence` (02 §1.5): the shared keys plus `root` and `durability`. */
@@ -19,11 +20,12 @@ export interface WriterState {
   location: SessionLocation | undefined
   /** Open descriptor (read-write) for appends and cuts, closed at unlock. */
   fd: number | undefined
-  /** Size and revision this writer last observed or committed. */
+  /** Size this writer last observed or committed. */
   size: number | undefined
-  revision: string | undefined
-  /** The last min(4096, size) bytes at `size`, so a new revision needs no read. */
-  tail: Buffer | undefined
+  /** The state at `size` (its last bytes, so a new revision needs no read; its revision hashed when first read). */
+  state: StoredState | undefined
+  /** The result of this writer's last commit: passed back as the next `expect`, it needs no revision compare. */
+  committed: CommitResult | undefined
   /** The framing of the file's lines (from its header line), known once the file was opened or created. */
   framing: Framing | undefined
   /** True once the lock file was removed by `remove` or `unlock`. */
@@ -47,4 +49,9 @@ export interface HeldLock {
   readonly bytes: Buffer
   /** Room for one byte more than `bytes`, so a longer file is seen as different. */
   readonly scratch: Buffer
+  /**
+   * The inode's change time (`ctimeMs`) when a full check last found the lock intact, once that check ran late
+   * enough that any later change must move it; until then (and after any doubt) every check is a full one.
+   */
+  trustedCtime: number | undefined
 }

@@ -15,7 +15,7 @@ import { encodeHeaderLine } from './header-line.ts'
 import { errnoCode, io, syncFile, writeFully } from './io.ts'
 import { encodeId, projectKey, SESSION_FILE } from './layout.ts'
 import { removeCheckpointFrom } from './projection-checkpoint.ts'
-import { parseRevision, readTail, REVISION_TAIL, revisionOf } from './revision.ts'
+import { parseRevision, readTail, REVISION_TAIL, StoredState } from './revision.ts'
 import { assertLockHeld, verifySessionLock } from './session-lock.ts'
 import type { JsonlStore, SessionLocation } from './store.ts'
 import type { JsonlLockToken } from './types.ts'
@@ -58,10 +58,9 @@ export async function materializeSession(
       if (errnoCode(error) === 'EEXIST') throw alreadyExistsError(id, file)
       throw error
     }
-    const revision = revisionOf(storeId, incarnation, data.length, data)
     const location: SessionLocation = { file, sessionDir: encodeId(id), projectDir: key }
-    Object.assign(token.writer, { location, size: data.length, revision, tail: tailOf(undefined, data), framing: CURRENT_FRAMING })
-    return { nextSeq: nextSeqAfter(records, 0), revision, physicalLength: data.length }
+    Object.assign(token.writer, { location, framing: CURRENT_FRAMING })
+    return commit(token, nextSeqAfter(records, 0), new StoredState(storeId, incarnation, data.length, tailOf(undefined, data)))
   } catch (error) {
     throw toStoreError(error, id, 'materialising the session', file)
   }
@@ -81,12 +80,31 @@ async function writerFd(store: JsonlStore, token: JsonlLockToken): Promise<numbe
   return fd
 }
 
-/** The last 4096 bytes of `previous` followed by `data`. */
+/** Batches up to this size may stay referenced as a state's tail; larger ones are copied from. */
+const SHARED_TAIL_MAX = 64 * 1024
+
+/** The last 4096 bytes of `previous` followed by `data` (never mutated afterwards). */
 function tailOf(previous: Buffer | undefined, data: Buffer): Buffer {
-  // Copies, so the tail never keeps a large batch buffer alive.
-  if (data.length >= REVISION_TAIL || previous === undefined) return Buffer.from(data.subarray(Math.max(0, data.length - REVISION_TAIL)))
-  const joined = Buffer.concat([previous, data])
+  // A small batch is kept as it is (no copy); a large one is copied from, so a tail never keeps it alive.
+  if (data.length >= REVISION_TAIL) {
+    return data.length <= SHARED_TAIL_MAX ? data : Buffer.from(data.subarray(data.length - REVISION_TAIL))
+  }
+  if (previous === undefined) return Buffer.from(data)
+  const joined = Buffer.concat([previous.subarray(Math.max(0, previous.length - REVISION_TAIL)), data])
   return joined.subarray(Math.max(0, joined.length - REVISION_TAIL))
+}
+
+/** Adopt `state` as the writer's and hand out the commit result that names it (its revision read lazily). */
+function commit(token: JsonlLockToken, nextSeq: number, state: StoredState): CommitResult {
+  const result: CommitResult = {
+    nextSeq,
+    physicalLength: state.size,
+    get revision(): string {
+      return state.revision
+    },
+  }
+  Object.assign(token.writer, { size: state.size, state, committed: result })
+  return result
 }
 
 /**
@@ -105,76 +123,92 @@ function checkExpectedAt(token: JsonlLockToken, fd: number, expect: ExpectedStat
   const changed = (found: string): never => {
     throw conflictError(token.sessionId, `log changed underneath (expected revision ${expect.revision}, found ${found})`, writer.location?.file)
   }
-  if (writer.revision === expect.revision && writer.tail !== undefined) {
-    if (size !== writer.size) changed(`${size} bytes`)
+  const known = writer.state
+  // The writer's own last result needs no compare: it names exactly the state the writer holds.
+  if (known !== undefined && (expect === writer.committed || known.revision === expect.revision)) {
+    if (size !== known.size) changed(`${size} bytes`)
     return size
   }
   const parsed = parseRevision(expect.revision)
   if (parsed === undefined || parsed.size !== size) return changed(`${size} bytes`)
-  const tail = readTail(fd, size)
-  const current = revisionOf(parsed.storeId, parsed.incarnation, size, tail)
-  if (current !== expect.revision) changed(current)
-  Object.assign(writer, { size, revision: current, tail })
+  const state = new StoredState(parsed.storeId, parsed.incarnation, size, readTail(fd, size))
+  if (state.revision !== expect.revision) changed(state.revision)
+  Object.assign(writer, { size, state, committed: undefined })
   return size
 }
 
 /**
- * Appends `records` at the expected end of the file and `fdatasync`s; on failure truncates back (and syncs).
+ * Appends `records` at the expected end of the file and `fdatasync`s; on failure truncates back (and syncs). The
+ * common case (the token's descriptor open) checks and writes synchronously and waits only for the sync.
  * @throws `SESSION_LOCKED` (lost), `SESSION_CONFLICT` ("log changed underneath"), `STORE_IO` (file unchanged; with
  * an `AggregateError` cause when the truncate-back failed too).
  */
-export async function appendRecords(
+export function appendRecords(
   store: JsonlStore,
   token: JsonlLockToken,
   expect: ExpectedState,
   records: readonly EncodedRecord[],
 ): Promise<CommitResult> {
-  const id = token.sessionId
-  assertLockHeld(token)
-  const first = records[0]
-  if (first !== undefined && first.seq !== expect.nextSeq) {
-    throw conflictError(id, `batch starts at seq ${first.seq}, expected ${expect.nextSeq}`, undefined, {
-      index: 0,
-      expected: expect.nextSeq,
-      actual: first.seq,
-    })
-  }
-  let size: number
   try {
+    const id = token.sessionId
+    assertLockHeld(token)
+    const first = records[0]
+    if (first !== undefined && first.seq !== expect.nextSeq) {
+      throw conflictError(id, `batch starts at seq ${first.seq}, expected ${expect.nextSeq}`, undefined, {
+        index: 0,
+        expected: expect.nextSeq,
+        actual: first.seq,
+      })
+    }
     const open = token.writer.fd
-    size = open === undefined ? await checkExpected(store, token, expect) : checkExpectedAt(token, open, expect)
+    if (open === undefined) {
+      return checkExpected(store, token, expect).then(
+        size => writeAt(store, token, expect, records, size),
+        (error: unknown) => { throw toStoreError(error, id, 'checking the session file', token.writer.location?.file) },
+      )
+    }
+    let size: number
+    try {
+      size = checkExpectedAt(token, open, expect)
+    } catch (error) {
+      throw toStoreError(error, id, 'checking the session file', token.writer.location?.file)
+    }
+    return writeAt(store, token, expect, records, size)
   } catch (error) {
-    throw toStoreError(error, id, 'checking the session file', token.writer.location?.file)
+    return Promise.reject(error)
   }
-  if (records.length === 0) return { nextSeq: expect.nextSeq, revision: expect.revision, physicalLength: size }
-  const fd = token.writer.fd!
-  const file = token.writer.location!.file
-  const data = recordBytes(records, token.writer.framing ?? CURRENT_FRAMING)
-  const newSize = size + data.length
-  let tail: Buffer
-  let revision: string
+}
+
+/** The write and sync of `appendRecords` once the file is known to be `size` bytes at `expect`. */
+function writeAt(store: JsonlStore, token: JsonlLockToken, expect: ExpectedState, records: readonly EncodedRecord[], size: number): Promise<CommitResult> {
+  if (records.length === 0) return Promise.resolve({ nextSeq: expect.nextSeq, revision: expect.revision, physicalLength: size })
+  const { writer } = token
+  const fd = writer.fd!
+  const data = recordBytes(records, writer.framing ?? CURRENT_FRAMING)
+  const known = writer.state!
+  // The state the append produces; the writer adopts it only once synced, and hashes it only when asked.
+  const state = new StoredState(known.storeId, known.incarnation, size + data.length, tailOf(known.tail, data))
+  let synced: Promise<void>
   try {
     writeFully(fd, data, size)
-    const synced = syncFile(fd, store.durability)
-    try {
-      // The state the append produces, computed while the device syncs (the writer adopts it only once synced).
-      tail = tailOf(token.writer.tail, data)
-      const parsed = parseRevision(expect.revision)!
-      revision = revisionOf(parsed.storeId, parsed.incarnation, newSize, tail)
-    } finally {
-      await synced
-    }
+    synced = syncFile(fd, store.durability)
   } catch (error) {
-    try {
-      io.truncate(fd, size)
-      await syncFile(fd, store.durability)
-    } catch (rollbackError) {
-      throw storeIoError(id, 'appending (and truncating back)', new AggregateError([error, rollbackError], 'append and rollback failed'), file)
-    }
-    throw storeIoError(id, 'appending', error, file)
+    return rollBack(store, token, size, error)
   }
-  Object.assign(token.writer, { size: newSize, revision, tail })
-  return { nextSeq: nextSeqAfter(records, expect.nextSeq), revision, physicalLength: newSize }
+  return synced.then(() => commit(token, nextSeqAfter(records, expect.nextSeq), state), (error: unknown) => rollBack(store, token, size, error))
+}
+
+/** After a failed write or sync: truncate back to `size` and sync, then reject with `STORE_IO`. */
+async function rollBack(store: JsonlStore, token: JsonlLockToken, size: number, error: unknown): Promise<never> {
+  const { sessionId: id, writer } = token
+  const file = writer.location!.file
+  try {
+    io.truncate(writer.fd!, size)
+    await syncFile(writer.fd!, store.durability)
+  } catch (rollbackError) {
+    throw storeIoError(id, 'appending (and truncating back)', new AggregateError([error, rollbackError], 'append and rollback failed'), file)
+  }
+  throw storeIoError(id, 'appending', error, file)
 }
 
 /**
@@ -194,11 +228,8 @@ export async function cutAt(store: JsonlStore, token: JsonlLockToken, marker: nu
     await syncFile(fd, store.durability)
     const location = token.writer.location!
     await removeCheckpointFrom(location, expect.nextSeq)
-    const parsed = parseRevision(expect.revision)!
-    const tail = readTail(fd, marker)
-    const revision = revisionOf(parsed.storeId, parsed.incarnation, marker, tail)
-    Object.assign(token.writer, { size: marker, revision, tail })
-    return { nextSeq: expect.nextSeq, revision, physicalLength: marker }
+    const known = token.writer.state!
+    return commit(token, expect.nextSeq, new StoredState(known.storeId, known.incarnation, marker, readTail(fd, marker)))
   } catch (error) {
     throw toStoreError(error, id, 'cutting the torn tail', token.writer.location?.file)
   }

@@ -1,12 +1,13 @@
 /**
- * Lock files across real processes (02 §3.3): two writers, SIGKILL takeover (P-055 [J]) and racing takers of one
- * dead lock (P-061 [J]).
+ * Lock files across real processes (02 §3.3): two writers, SIGKILL takeover (P-055 [J]), racing takers of one
+ * dead lock (P-061 [J]) and a takeover under a live writer whose checks have reached their one-`fstat` form (P-160 [J]).
  */
-import { readFile, writeFile } from 'node:fs/promises'
+import { readFile, stat, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { SessionHandle } from '@logbook/session-persistence'
 import { encodeId } from '../src/layout.ts'
+import { CTIME_SETTLED_MS } from '../src/session-lock.ts'
 import { WriterChild } from './child/spawn.ts'
 import { hdr, turns } from './events.ts'
 import { JsonlApp, tempRoot } from './mount.ts'
@@ -100,5 +101,33 @@ describe('P-061 racing takers', () => {
       expect((await lockOwner('race')).pid).toBe(process.pid)
       await winners[0]!.value.close()
     }
+  })
+})
+
+describe('P-160 a takeover under a live writer', () => {
+  it('P-160 another process breaks the lock and takes it while the writer checks with one fstat → the writer\'s next append is refused, nothing of it lands', async () => {
+    const app = await mount()
+    const file = await seed(app, 'tk')
+    const a = await child()
+    expect(await a.request('open', 'tk')).toMatchObject({ ok: true, value: { nextSeq: 6 } })
+    // Past the settling time, so the next append's full check makes the lock's change time trusted.
+    const settleUntil = (await stat(lockPath('tk'))).ctimeMs + CTIME_SETTLED_MS.wholeSecond
+    while (Date.now() < settleUntil) await new Promise(resolve => setTimeout(resolve, 25))
+    expect(await a.request('append', 'tk', turns(1, 6, 2))).toMatchObject({ ok: true, value: { nextSeq: 12 } })
+    expect(await a.request('append', 'tk', turns(1, 12, 3))).toMatchObject({ ok: true, value: { nextSeq: 18 } })
+    const holder = await lockOwner('tk')
+    expect(holder.pid).toBe(a.pid)
+
+    await app.persistence.breakLock('tk', { ownerId: (holder as { ownerId: string }).ownerId, confirm: 'break-lock' })
+    const taker = await app.persistence.open('tk', 'write')
+    expect((await lockOwner('tk')).pid).toBe(process.pid)
+    await taker.append(turns(1, 18, 4))
+    const afterTakeover = await readFile(file)
+
+    const refused = await a.request('append', 'tk', turns(1, 18, 5))
+    expect(refused).toMatchObject({ ok: false, error: { code: 'SESSION_LOCKED', details: { lost: true } } })
+    expect(await readFile(file)).toEqual(afterTakeover)
+    await taker.close()
+    expect(await (await app.persistence.open('tk', 'read')).read()).toEqual(turns(4))
   })
 })

@@ -1,7 +1,8 @@
 /**
  * `SqliteBackend`: the `PersistenceBackend` hooks (02 §1.4) over one better-sqlite3 connection (02 §6). Every hook
  * is one transaction: reads deferred (a consistent snapshot), writes `BEGIN IMMEDIATE` with the lease re-checked
- * first, so two writers' records never interleave. Cut markers are seqs (the end of the valid prefix).
+ * first, so two writers' records never interleave; the `append` and `materialize` batches of sessions flushing
+ * together share one (group commit, group-commit.ts). Cut markers are seqs (the end of the valid prefix).
  */
 
 import { randomUUID } from 'node:crypto'
@@ -27,6 +28,7 @@ import {
 } from '@logbook/session-persistence'
 import { StoreConnection, type ConnectionOptions, type Statement } from './connection.ts'
 import { rowParams } from './event-rows.ts'
+import { CommitGroup } from './group-commit.ts'
 import { breakLease, dropLease, readLease, requireLease, takeLease } from './lease.ts'
 import { keepCopy, migrateStore } from './keep-original.ts'
 import { listSessions } from './listing.ts'
@@ -59,6 +61,8 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
   /** Rows read from `logbook_events` by this instance (observable for the seek-read test, P-089). */
   rowsRead = 0
   private readonly connection: StoreConnection
+  /** `append` and `materialize` batches of every session, written one group transaction at a time. */
+  private readonly group: CommitGroup
   /** Row count per id at a revision, so a commit reports `physicalLength` without counting rows. */
   private readonly rowCounts = new Map<string, { readonly revision: string; readonly rows: number }>()
   /** Headers the listing checked, reused while their stored values are unchanged (02 §6 "List"). */
@@ -66,6 +70,7 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
 
   constructor(options: ConnectionOptions) {
     this.connection = new StoreConnection(options)
+    this.group = new CommitGroup(this.connection)
     const onDisk = options.path !== ':memory:'
     this.capabilities = Object.freeze({ crossProcess: onDisk, durable: onDisk, locate: onDisk })
   }
@@ -131,7 +136,7 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
   async materialize(token: LockToken, header: SessionHeader, records: readonly EncodedRecord[], signal: AbortSignal): Promise<CommitResult> {
     throwIfAborted(signal)
     const id = token.sessionId
-    return this.connection.write(stmt => {
+    return this.committed(id, await this.group.enqueue(stmt => {
       requireLease(stmt, token, this.location)
       if (stmt('select-session').get({ id }) !== undefined) {
         throw new SessionPersistenceError('SESSION_ALREADY_EXISTS', `session "${id}" is already stored`, {
@@ -143,13 +148,13 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
       const incarnation = randomUUID()
       stmt('insert-session').run(sessionParams(header, incarnation))
       return this.commitRecords(stmt, id, { incarnation, revision: 0, rows: 0, nextSeq: 0, updatedAt: header.createdAt }, records)
-    })
+    }))
   }
 
   async append(token: LockToken, expect: ExpectedState, records: readonly EncodedRecord[], signal: AbortSignal): Promise<CommitResult> {
     throwIfAborted(signal)
     const id = token.sessionId
-    return this.connection.write(stmt => {
+    return this.committed(id, await this.group.enqueue(stmt => {
       requireLease(stmt, token, this.location)
       const row = this.sessionRowFor(stmt, id, expect)
       const first = records[0]?.seq ?? expect.nextSeq
@@ -162,7 +167,7 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
       const previous = this.rowCounts.get(id)
       const rows = previous !== undefined && previous.revision === expect.revision ? previous.rows : this.countRows(stmt, id)
       return this.commitRecords(stmt, id, { incarnation: row.incarnation, revision: row.revision, rows, nextSeq: row.next_seq, updatedAt: row.updated_at }, records)
-    })
+    }))
   }
 
   async cut(token: LockToken, marker: number, expect: ExpectedState, signal: AbortSignal): Promise<CommitResult> {
@@ -239,6 +244,7 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
   }
 
   async close(): Promise<void> {
+    this.group.drain()
     this.connection.close()
     this.rowCounts.clear()
   }
@@ -249,6 +255,11 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
    */
   commitState(id: string): { readonly nextSeq: number; readonly revision: number; readonly ownerId: string | null } | undefined {
     return this.connection.read(stmt => readCommitState(stmt, id)) ?? undefined
+  }
+
+  /** Write transactions this instance has committed (a group of batches is one); observable for tests and `pnpm bench`. */
+  get commits(): number {
+    return this.connection.commits
   }
 
   /** The connection's pragmas as SQLite reports them (02 §6 "Pragmas"); `undefined` before the database exists. */
@@ -310,8 +321,12 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
     }
     stmt('update-session-cursor').run({ id, nextSeq, updatedAt })
     const revision = revisionToken(this.storeId(), before.incarnation, before.revision + 1)
-    const physicalLength = before.rows + records.length
-    this.rowCounts.set(id, { revision, rows: physicalLength })
-    return { nextSeq, revision, physicalLength }
+    return { nextSeq, revision, physicalLength: before.rows + records.length }
+  }
+
+  /** Remember the row count of a committed batch's revision (only once its group committed), and return it. */
+  private committed(id: string, result: CommitResult): CommitResult {
+    this.rowCounts.set(id, { revision: result.revision, rows: result.physicalLength })
+    return result
   }
 }

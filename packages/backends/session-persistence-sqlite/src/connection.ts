@@ -24,7 +24,8 @@ export interface ConnectionOptions extends PragmaSettings {
 /** A prepared statement of `resources/sql`, typed loosely: rows are checked where they are read. */
 export type Statement = Database.Statement<unknown[], unknown>
 
-const sqliteCode = (error: unknown): string | undefined => {
+/** The `SQLITE_*` code of a better-sqlite3 error, else `undefined`. */
+export const sqliteCode = (error: unknown): string | undefined => {
   const code = (error as { code?: unknown } | null)?.code
   return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined
 }
@@ -59,6 +60,7 @@ export class StoreConnection {
   private schemaVersion = -1
   private readonly statements = new Map<StatementName, Statement>()
   private closed = false
+  private committed = 0
 
   constructor(options: ConnectionOptions) {
     this.options = options
@@ -87,6 +89,11 @@ export class StoreConnection {
     }
     const { fileExists } = checkStorePath(this.path, this.options.checkPermissions)
     if (fileExists) this.open()
+  }
+
+  /** Write transactions (`write`, `migrate`) this connection has committed: each is one sync with `synchronous=FULL`. */
+  get commits(): number {
+    return this.committed
   }
 
   /** Whether a database is open (a file-backed store without its file has none until the first write). */
@@ -125,7 +132,7 @@ export class StoreConnection {
       if (!fileExists) createStoreFile(this.path, this.options.synchronous === 'full')
       this.open()
     }
-    return this.transaction('begin-immediate', () => {
+    const result = this.transaction('begin-immediate', () => {
       this.checkSchemaVersion()
       const now = Date.now()
       if (this.identity?.kind === 'pristine') {
@@ -135,13 +142,15 @@ export class StoreConnection {
       }
       return fn(this.stmt, now)
     })
+    this.committed++
+    return result
   }
 
   /** The connection's pragmas as SQLite reports them now (diagnostics and tests); `undefined` without a connection. */
   pragmas(): Readonly<Record<string, unknown>> | undefined {
     const db = this.db
     if (db === undefined) return undefined
-    const names = ['journal_mode', 'synchronous', 'foreign_keys', 'trusted_schema', 'mmap_size', 'busy_timeout', 'application_id', 'user_version', 'page_size']
+    const names = ['journal_mode', 'synchronous', 'foreign_keys', 'trusted_schema', 'cache_size', 'mmap_size', 'busy_timeout', 'application_id', 'user_version', 'page_size']
     return Object.freeze(Object.fromEntries(names.map(name => [name, db.pragma(name, { simple: true })])))
   }
 
@@ -164,6 +173,7 @@ export class StoreConnection {
       this.checkSchemaVersion()
       return fn(this.db!, this.stmt)
     })
+    this.committed++
     this.transaction('begin-deferred', () => this.checkSchemaVersion(true))
     return result
   }

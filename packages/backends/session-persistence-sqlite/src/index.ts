@@ -44,4 +44,12 @@ export default class SqliteSessionPersistence extends SessionPersistence<SqliteS
   commitState(id: string): CommitState | undefined {
     return this.sqliteBackend.commitState(id)
   }
+
+  /**
+   * How many write transactions this instance has committed since it started: every hook that writes commits once,
+   * and the `append`/`materialize` batches of sessions flushing together commit once as a group (02 §6).
+   */
+  get commits(): number {
+    return this.sqliteBackend.commits
+  }
 }

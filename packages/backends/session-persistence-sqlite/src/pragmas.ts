@@ -58,6 +58,13 @@ function setJournalMode(db: Database.Database, mode: string, busyTimeoutMs: numb
 }
 
 /**
+ * The page cache, in SQLite's unit for a negative value (KiB): 2 MiB, SQLite's own default (the bundled build raises
+ * it to 16 MiB). A resume reads a session's rows once, in order, so a cache as large as the log only raises the
+ * process's peak memory by the log's size; appends and listings touch few pages.
+ */
+const CACHE_SIZE = -2048
+
+/**
  * Apply and verify every pragma of 02 §6 on a freshly opened connection to a store of ours (a new file gets its page
  * size when it is built, create-store.ts).
  * @throws SessionPersistenceError `STORE_UNSAFE` when a pragma does not read back as set.
@@ -88,6 +95,10 @@ export function applyPragmas(db: Database.Database, path: string, settings: Prag
   db.pragma('trusted_schema = OFF')
   const trusted = readBack(db, 'trusted_schema')
   if (trusted !== 0) throw mismatch(path, 'trusted_schema', 0, trusted)
+
+  db.pragma(`cache_size = ${CACHE_SIZE}`)
+  const cache = readBack(db, 'cache_size')
+  if (cache !== CACHE_SIZE) throw mismatch(path, 'cache_size', CACHE_SIZE, cache)
 
   db.pragma('mmap_size = 0')
   const mmap = readBack(db, 'mmap_size')

@@ -74,6 +74,9 @@ export type StatementName =
   | 'begin-deferred'
   | 'commit'
   | 'rollback'
+  | 'savepoint'
+  | 'release-savepoint'
+  | 'rollback-to-savepoint'
 
 const cache = new Map<StatementName, string>()
 

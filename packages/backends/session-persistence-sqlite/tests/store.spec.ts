@@ -50,7 +50,7 @@ describe('pragmas and identity', () => {
     await storeOneSession(backend)
     expect(existsSync(path)).toBe(true)
     expect(backend.pragmas()).toMatchObject({
-      journal_mode: 'wal', synchronous: 2, foreign_keys: 1, trusted_schema: 0, mmap_size: 0, busy_timeout: 1234,
+      journal_mode: 'wal', synchronous: 2, foreign_keys: 1, trusted_schema: 0, cache_size: -2048, mmap_size: 0, busy_timeout: 1234,
       application_id: LOGBOOK_APPLICATION_ID, user_version: 2,
     })
     withDatabase(path, db => {

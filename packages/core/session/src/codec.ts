@@ -28,11 +28,17 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const isSafeInt = Number.isSafeInteger as (v: unknown) => v is number
 const hasOwn = Object.hasOwn
 
-/** Own keys are exactly `required` plus any present among `optional` (order free). */
+/**
+ * Own keys are exactly `required` plus any present among `optional` (order free), all enumerable. One pass: a key
+ * outside the set fails at once, and a count of distinct members equal to the set's size means every one is there.
+ */
 function exactKeys(o: Obj, required: readonly string[], optional?: string): boolean {
   let n = 0
-  for (const k in o) if (hasOwn(o, k)) n++
-  for (const k of required) if (!hasOwn(o, k)) return false
+  for (const k in o) {
+    if (!hasOwn(o, k)) continue
+    if (k !== optional && !required.includes(k)) return false
+    n++
+  }
   return n === required.length + (optional !== undefined && hasOwn(o, optional) ? 1 : 0)
 }
 
@@ -185,7 +191,7 @@ export function decodeStorageRun(value: unknown): PackedRun | undefined {
     if (t < low) low = t
   }
   return new PackedRun({
-    tag, seq0: seq0 as number, time0: time0 as number, gaps, lowestTime: low, turn: turn as number, step: step as number, index: index as number,
+    tag, seq0: seq0 as number, time0: time0 as number, gaps, lowestTime: low, lastTime: t, turn: turn as number, step: step as number, index: index as number,
     pieces: pieces as string[], id: tool ? (data.id as CallId) : undefined,
     name: tool && hasOwn(data, 'name') ? (data.name as string) : undefined,
   })

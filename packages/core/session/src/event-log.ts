@@ -25,11 +25,18 @@ export class EventLog implements EventSource {
   readonly slots: LogSlot[]
   /** The seq of the event at index 0. */
   readonly base: number
+  /**
+   * @internal True when whoever filled this log vouches that every event in it passed the 01 §2.2 envelope checks,
+   * the type-name grammar, the surface `ignorable` rule and seq contiguity from `base` (the persistence read walk
+   * does, record by record): a restore from it then runs only the lossless, payload and surface steps of §5.2.
+   */
+  readonly envelopesChecked: boolean
   private adopted = false
 
-  constructor(slots: LogSlot[] = [], base = 0) {
+  constructor(slots: LogSlot[] = [], base = 0, envelopesChecked = false) {
     this.slots = slots
     this.base = base
+    this.envelopesChecked = envelopesChecked
   }
 
   /** The number of events. */

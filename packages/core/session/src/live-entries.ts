@@ -19,6 +19,8 @@ export interface Entry extends SessionLink {
   removed: boolean
 }
 
+const flushed = (): boolean => true
+
 function notLive(id: string): SessionError {
   return new SessionError('SESSION_NOT_LIVE', `session "${id}" is not live in this store`)
 }
@@ -109,9 +111,20 @@ export class LiveEntries {
     emitContained(this.events.bus, this.hub.failures, 'session/disposed', [session], session)
   }
 
-  async flush(session: Session): Promise<boolean> {
-    if (this.liveEntry(session) === undefined) throw notLive(session.id)
-    const listeners = this.events.bus.dispatch('emit', [session, 'session/flush', session]) as Listener[]
+  flush(session: Session): Promise<boolean> {
+    try {
+      if (this.liveEntry(session) === undefined) throw notLive(session.id)
+      const listeners = this.events.bus.dispatch('emit', [session, 'session/flush', session]) as Listener[]
+      // One listener (a persistence plugin, the usual case): its settlement is the flush's, nothing to gather.
+      if (listeners.length === 1) return Promise.resolve(listeners[0]!(session)).then(flushed)
+      return this.flushAll(session, listeners)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /** Every listener concurrently; settles once all have, rethrowing the first failure in listener order. */
+  private async flushAll(session: Session, listeners: readonly Listener[]): Promise<boolean> {
     const failures: { error: unknown }[] = []
     const runs = listeners.map((listener, index) => {
       try {

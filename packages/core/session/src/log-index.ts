@@ -59,14 +59,18 @@ export class LogIndex {
 
   /** Record `event`, the new last event of the log. */
   add(event: SessionEvent): void {
-    const type = event.type
-    if (type === 'turn/start' || type === 'turn/end') this.turns.push(event.seq)
-    else if (type === 'request/header') this.headers.push(event.seq)
-    else if (type === 'request/context') this.contexts.push(event.seq)
-    else if (type === 'session/end-seed') this.endSeeds.push(event.seq)
-    if (type !== this.lastRequiredType && event.ignorable !== true) {
+    this.note(event.type, event.seq, event.ignorable === true)
+  }
+
+  /** `add` for an event known by its type, seq and `ignorable` alone (a packed chunk run's first unbuilt member). */
+  note(type: string, seq: number, ignorable: boolean): void {
+    if (type === 'turn/start' || type === 'turn/end') this.turns.push(seq)
+    else if (type === 'request/header') this.headers.push(seq)
+    else if (type === 'request/context') this.contexts.push(seq)
+    else if (type === 'session/end-seed') this.endSeeds.push(seq)
+    if (type !== this.lastRequiredType && !ignorable) {
       this.lastRequiredType = type
-      if (!this.firstRequired.has(type)) this.firstRequired.set(type, event.seq)
+      if (!this.firstRequired.has(type)) this.firstRequired.set(type, seq)
     }
   }
 

@@ -45,6 +45,8 @@ export interface PackedRunFields {
   readonly gaps: readonly number[]
   /** The smallest member time. */
   readonly lowestTime: number
+  /** The last member's time. */
+  readonly lastTime: number
   readonly turn: number
   readonly step: number
   readonly index: number
@@ -77,7 +79,7 @@ export class PackedRun {
     this.timesNonNegative = fields.lowestTime >= 0
   }
 
-  /** Every member's time, summed once when the first member is built. */
+  /** Every member's time, summed once when a member other than the first is built. */
   private memberTimes(): readonly number[] {
     if (this.times !== undefined) return this.times
     const { time0, gaps } = this.fields
@@ -93,7 +95,7 @@ export class PackedRun {
 
   /** The last member's time. */
   get lastTime(): number {
-    return this.memberTimes()[this.length - 1]!
+    return this.fields.lastTime
   }
 
   /** The `turn`, `step` and chunk `index` every member shares. */
@@ -116,7 +118,8 @@ export class PackedRun {
 
   private build(k: number): SessionEvent {
     const { tag, seq0, turn, step, index, pieces, id, name } = this.fields
-    const times = this.memberTimes()
+    // A restore reads only each run's first member: its time needs no running sum.
+    const time = k === 0 ? this.fields.time0 : this.memberTimes()[k]!
     let chunk: StreamChunk
     if (id === undefined) {
       chunk = sharedDelta(tag === 'text-chunks' ? 'text-delta' : 'reasoning-delta', index, pieces[k]!)
@@ -125,6 +128,6 @@ export class PackedRun {
     } else {
       chunk = freeze({ type: 'tool-call-delta' as const, index, id, name, argumentsDelta: pieces[k]! })
     }
-    return freeze({ type: 'assistant/chunk' as const, seq: seq0 + k, time: times[k]!, data: freeze({ turn, step, chunk }) })
+    return freeze({ type: 'assistant/chunk' as const, seq: seq0 + k, time, data: freeze({ turn, step, chunk }) })
   }
 }

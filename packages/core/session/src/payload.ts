@@ -231,7 +231,8 @@ const PAYLOADS: { readonly [K in CoreEventType]: Check } = {
 const payloadTable = new Map<string, Check>(Object.entries(PAYLOADS))
 
 // ------------------------------------------------------------------------------------------------------------------
-// The streaming fast path: most events of a live log are one-token `assistant/chunk` deltas
+// Fast paths: most events of a live log are one-token `assistant/chunk` deltas and the small structural events of
+// each turn
 
 /**
  * True only for a valid `assistant/chunk` payload whose chunk is a `text-delta`, `reasoning-delta` or
@@ -263,12 +264,48 @@ function isStreamingDelta(d: unknown): boolean {
   return keys === 3
 }
 
+/** How many keys a for-in over `v` visits (as the table's unknown-key check counts them). */
+function forInCount(v: Obj): number {
+  let n = 0
+  for (const _ in v) n++
+  return n
+}
+
+const isPositiveInt = (v: unknown): boolean => isSafeInt(v) && v > 0
+const isNonEmptyString = (v: unknown): boolean => typeof v === 'string' && v.length > 0
+/** The `turn/end` reasons whose variant is `{kind}` alone. */
+const KIND_ONLY_REASONS: ReadonlySet<unknown> = new Set(['completed', 'blocked', 'max-tokens', 'max-steps', 'interrupted', 'forked'])
+
+/**
+ * True only for a valid payload of the small structural types every turn holds (`turn/start`, `turn/end` with a
+ * `{kind}`-only reason, `step/start`, `step/end`, `tool/call`), checked with direct reads; anything else returns
+ * false and goes through the table. A restore admits thousands of these before the table's code is optimised.
+ */
+function isPlainStructural(type: string, d: unknown): boolean {
+  if (!isObj(d)) return false
+  switch (type) {
+    case 'step/start': case 'step/end':
+      return isPositiveInt(d.turn) && isPositiveInt(d.step) && forInCount(d) === 2
+    case 'turn/start':
+      return isPositiveInt(d.turn) && forInCount(d) === 1
+    case 'turn/end': {
+      const r = d.reason
+      return isPositiveInt(d.turn) && isObj(r) && KIND_ONLY_REASONS.has(r.kind) && forInCount(r) === 1 && forInCount(d) === 2
+    }
+    case 'tool/call':
+      return isPositiveInt(d.turn) && isPositiveInt(d.step) && isNonEmptyString(d.callId) && isNonEmptyString(d.name)
+        && typeof d.arguments === 'string' && forInCount(d) === 5
+    default:
+      return false
+  }
+}
+
 /**
  * The full 01 §2.3 message for an invalid payload (`event "user/message": data.id is required`), or `undefined`.
  * Plugin types accept any lossless JSON. `data` must already be lossless JSON.
  */
 export function payloadProblem(type: string, data: unknown): string | undefined {
-  if (type === 'assistant/chunk' && isStreamingDelta(data)) return undefined
+  if (type === 'assistant/chunk' ? isStreamingDelta(data) : isPlainStructural(type, data)) return undefined
   const check = payloadTable.get(type)
   if (check === undefined) return undefined
   const p = check(data)

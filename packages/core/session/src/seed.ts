@@ -15,6 +15,7 @@ import { planSurface, SurfaceState } from './surface.ts'
 import type {
   RestoreInit, SessionEvent, SessionHeader, SessionId, SessionInit, SessionMeta, SessionSeedEventState,
 } from './types.ts'
+import { payloadProblem } from './payload.ts'
 import { contentProblem, envelopeProblem } from './validate.ts'
 
 /** How seed events are admitted: copied (`snapshot`), frozen in place (`detached`) or taken as is (`shared-frozen`). */
@@ -160,54 +161,56 @@ export function buildShared(id: SessionId, init: SharedSessionInit): BuiltSessio
  * of the same events would.
  */
 function admitLog(built: BuiltSession, source: EventLog, length: number, mode: SeedMode, inPlace: boolean): void {
+  const checked = source.envelopesChecked
   for (let i = 0; i < length;) {
     const run = source.runAt(i)
     if (run !== undefined) {
       const from = i - (run.seq0 - source.base)
-      let end = i + 1
-      while (end < length && source.runAt(end) === run) end++
+      // A run sits only at its members' own positions, so when its last slot here is still packed the stretch is
+      // whole (a member read meanwhile is the run's cached object); otherwise it ends at the first read member.
+      let end = Math.min(length, i + run.length - from)
+      if (source.runAt(end - 1) !== run) for (end = i + 1; end < length && source.runAt(end) === run;) end++
       if (admitPackedRun(built, run, from, end - i, i, inPlace)) {
         i = end
         continue
       }
     }
-    admitOne(built, source.at(i), mode, i, inPlace)
+    admitOne(built, source.at(i), mode, i, inPlace, checked)
     i++
   }
 }
 
 /**
  * Admit members `from … from + count − 1` of `run` at seed index `index` without building them, when §5.2 would accept
- * each: the row was validated as a row (exact keys, contiguous safe-integer seqs and times, one kind, `turn`, `step`,
- * `index`), so it remains to check the first seq, the times' sign, the shared numbers (lossless: no `-0`) and the
- * first member's content and surface plan, which hold for every member. Returns false, admitting nothing, otherwise.
+ * each: the row was validated as a row (exact keys, contiguous safe-integer seqs and times, one kind, string
+ * fragments, `id` and `name`, numeric `turn`, `step`, `index`), so it remains to check the first seq, the times' sign
+ * and the shared numbers — lossless (no `-0`), positive safe-integer `turn` and `step`, non-negative safe-integer
+ * `index` —, which make every member's payload a valid streaming delta; a chunk carries no surface field, so the
+ * surface step plans nothing. Returns false, admitting nothing, otherwise (§5.2 per member then reports the defect).
  */
 function admitPackedRun(built: BuiltSession, run: PackedRun, from: number, count: number, index: number, inPlace: boolean): boolean {
   const { turn, step, index: chunkIndex } = run.shared
   if (run.seq0 + from !== index || !run.timesNonNegative) return false
   if (!isLosslessNumber(turn) || !isLosslessNumber(step) || !isLosslessNumber(chunkIndex)) return false
-  const first = run.member(from)
-  if (contentProblem(first) !== undefined) return false
-  try {
-    if (planSurface(built.surface, built.log, first) !== null) return false
-  } catch {
-    return false
-  }
+  if (!isSafeInteger(turn) || turn <= 0 || !isSafeInteger(step) || step <= 0 || !isSafeInteger(chunkIndex) || chunkIndex < 0) return false
   if (!inPlace) built.log.pushRun(run, from, count)
   // Members share type and (absent) `ignorable`, and a chunk is no landmark: the first one tells the index everything.
-  built.index.add(first)
+  built.index.note('assistant/chunk', index, false)
   return true
 }
 
+const isSafeInteger = Number.isSafeInteger
+
 /**
  * §5.2 for one entry at seed index `index`: admit, check content and surface, then commit (`inPlace`: the entry is
- * already in `built.log`, the very object a `detached` or `shared-frozen` admission returns).
+ * already in `built.log`, the very object a `detached` or `shared-frozen` admission returns; `checked`: it comes from
+ * a log whose envelopes, type names and seqs were checked, so only the lossless and payload steps remain of those).
  */
-function admitOne(built: BuiltSession, value: unknown, mode: SeedMode, index: number, inPlace = false): void {
-  const event = admitEvent(value, mode, index)
+function admitOne(built: BuiltSession, value: unknown, mode: SeedMode, index: number, inPlace = false, checked = false): void {
+  const event = checked ? admitChecked(value, mode, index) : admitEvent(value, mode, index)
   let plan
   try {
-    const content = contentProblem(event)
+    const content = checked ? payloadProblem(event.type, event.data) : contentProblem(event)
     if (content !== undefined) throw new SessionError('INVALID_EVENT', content)
     plan = planSurface(built.surface, built.log, event)
   } catch (error) {
@@ -293,6 +296,13 @@ function admitEvent(value: unknown, mode: SeedMode, index: number): SessionEvent
   const seq = (event as SessionEvent).seq
   if (seq !== index) throw seedError('INVALID_SEED', `has seq ${seq}; seed must be contiguous from 0`, index)
   return event as SessionEvent
+}
+
+/** §5.2 step 1 for an entry whose envelope and seq were checked (`EventLog.envelopesChecked`); `admitEvent` on failure. */
+function admitChecked(value: unknown, mode: SeedMode, index: number): SessionEvent {
+  const lossless = mode === 'detached' ? freezeParsed(value, 1) : mode === 'shared-frozen' && isFrozenEvent(value) && isJsonValue(value)
+  // A failing entry goes through the full step, which reports it exactly as an unchecked one.
+  return lossless ? value as SessionEvent : admitEvent(value, mode, index)
 }
 
 /** Frozen, and so is its `data` when that is an object. */

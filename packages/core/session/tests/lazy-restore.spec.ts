@@ -171,4 +171,26 @@ describe('lazy packed chunk runs (01 §10, §5)', () => {
     expect([...restored.events].map(event => event.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8])
     expect(restored.events.slice(1, 7)).toEqual(source.events.slice(1, 7))
   })
+
+  it('S-201 a packed row whose shared numbers break the payload rules is refused as its unpacked members are', async () => {
+    const { store } = await makeApp()
+    const header = store.create(SessionId('header-source')).header
+    const row = (data: Record<string, unknown>): unknown => ({ type: 'text-chunks', seq0: 1, time0: 5, data: { dt: [1, 1], texts: ['a', 'b', 'c'], ...data } })
+    const cases = [{ turn: 0, step: 1, index: 0 }, { turn: 1, step: 1.5, index: 0 }, { turn: 1, step: 1, index: -1 }, { turn: 1, step: 1, index: -0 }]
+    for (const [n, shared] of cases.entries()) {
+      const records = [{ type: 'turn/start', seq: 0, time: 1, data: { turn: 1 } }, row(shared)]
+      const error = (seed: readonly SessionEvent[]): unknown => {
+        try {
+          store.prepare(SessionId(`bad-${n}`), { seed, meta: { ...header, id: `bad-${n}` } as never, inheritedEventCount: 0, eventState: 'detached' })
+        } catch (caught) {
+          return { code: (caught as { code?: unknown }).code, message: (caught as Error).message }
+        }
+        return 'accepted'
+      }
+      const eager = error(records.flatMap(record => decodeStorageRun(record)?.members().map(m => structuredClone(m) as SessionEvent) ?? [record as SessionEvent]))
+      expect(['INVALID_EVENT', 'NOT_JSON']).toContain((eager as { code?: unknown }).code)
+      expect(error(lazySeed(records))).toEqual(eager)
+    }
+  })
 })
+

@@ -147,3 +147,46 @@ describe('the streaming-delta fast path agrees with the table', () => {
     }
   })
 })
+
+describe('the structural fast path agrees with the table', () => {
+  const valid: [string, unknown][] = [
+    ['turn/start', { turn: 1 }], ['step/start', stepOf], ['step/end', stepOf],
+    ['turn/end', { turn: 1, reason: { kind: 'completed' } }], ['turn/end', { turn: 2, reason: { kind: 'forked' } }],
+    ['tool/call', { ...stepOf, callId: 'c', name: 'read', arguments: '' }],
+  ]
+
+  it('S-029 accepts the plain payloads of turn/start, turn/end, step/start, step/end and tool/call', () => {
+    const s = Session.create(sid('p'))
+    for (const [type, data] of valid) expect(appendAs(s, type, data).data).toEqual(data)
+  })
+
+  it('S-029 rejects every near miss with the table message', () => {
+    const cases: [string, unknown, string][] = [
+      ['turn/start', { turn: 1, step: 1 }, 'data.step is not allowed'],
+      ['turn/start', { turn: 1.5 }, 'data.turn must be a positive safe integer'],
+      ['step/start', { turn: 1 }, 'data.step is required'],
+      ['step/end', { ...stepOf, extra: true }, 'data.extra is not allowed'],
+      ['step/end', { turn: 1, step: 2 ** 53 }, 'data.step must be a positive safe integer'],
+      ['turn/end', { turn: 1, reason: { kind: 'completed', why: 'x' } }, 'data.reason.why is not allowed'],
+      ['turn/end', { turn: 1, reason: { kind: '' } }, 'data.reason.kind must be a non-empty string'],
+      ['turn/end', { turn: 1 }, 'data.reason is required'],
+      ['tool/call', { ...stepOf, callId: '', name: 'read', arguments: '' }, 'data.callId must be a non-empty string'],
+      ['tool/call', { ...stepOf, callId: 'c', name: 'read', arguments: {} }, 'data.arguments must be a string'],
+      ['tool/call', { ...stepOf, callId: 'c', name: 'read' }, 'data.arguments is required'],
+    ]
+    for (const [type, data, message] of cases) {
+      const s = Session.create(sid('p'))
+      expectError(() => appendAs(s, type, data), 'INVALID_EVENT', `event "${type}": ${message}`)
+    }
+  })
+
+  it('S-029 defers to the table when Object.prototype carries an enumerable key', () => {
+    Object.defineProperty(Object.prototype, 'polluted', { value: 1, enumerable: true, configurable: true, writable: true })
+    try {
+      const s = Session.create(sid('p'))
+      for (const [type, data] of valid) expect(appendAs(s, type, data).type).toBe(type)
+    } finally {
+      delete (Object.prototype as { polluted?: unknown }).polluted
+    }
+  })
+})

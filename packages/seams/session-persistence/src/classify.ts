@@ -103,7 +103,8 @@ class Walk {
 
   constructor(startSeq: number, private readonly isKnownType: (type: string) => boolean) {
     this.expected = startSeq
-    this.log = new EventLog([], startSeq)
+    // Every event this walk pushes passed `envelopeProblem` or came from a validated row (see `accept`).
+    this.log = new EventLog([], startSeq, true)
   }
 
   private info(type: string): TypeInfo {

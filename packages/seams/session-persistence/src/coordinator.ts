@@ -29,11 +29,14 @@ export class Coordinator implements Host {
   /** Set when teardown began; its outcome (rejects `AggregateError` on failures). */
   disposal: Promise<void> | undefined
   private readonly live: LiveSessions
+  /** `ctx.events`, read once: each read through the context builds a new tracing wrapper (one per commit). */
+  private readonly events: Context['events']
   /** Logs a diagnostic listener's failure as `<event> listener threw: <error>` (02 §1.8). */
   private readonly failures = warnFailures(text => this.logger.warn(text), describe)
 
   constructor(private readonly ctx: Context, config: SessionPersistenceConfig, backend: PersistenceBackend<unknown, LockToken>) {
     this.backend = backend
+    this.events = ctx.events
     this.packChunks = config.packChunks
     this.delays = { window: config.writeBatchMaxDelayMs, retryInitial: config.retryInitialDelayMs, retryMax: config.retryMaxDelayMs }
     const logger = ctx.logger('session-persistence')
@@ -51,7 +54,7 @@ export class Coordinator implements Host {
 
   /** Emit a diagnostic event, containing each listener's failure (02 §1.8). */
   emit(name: string, payload: unknown): void {
-    emitContained(this.ctx.events, this.failures, name, [payload])
+    emitContained(this.events, this.failures, name, [payload])
   }
 
   committed(event: PersistenceCommittedEvent): void {

@@ -4,7 +4,7 @@
  * stored prefix — every stored event equal to the live one — after cutting a torn tail without closers).
  */
 import { jsonEqual, type Session, type SessionEvent } from '@logbook/session'
-import type { LockToken } from './backend.ts'
+import type { CommitResult, LockToken } from './backend.ts'
 import type { Claim, ClaimHolder, RetiringWriter } from './claims.ts'
 import { readStored } from './classify.ts'
 import { about, SessionPersistenceError } from './errors.ts'
@@ -28,6 +28,11 @@ export interface BoundState {
   /** The durable cursor. */
   cursor: number
   revision: string | null
+  /**
+   * The result of the writer's last commit, whose `nextSeq` is the cursor: passed back as the next append's `expect`
+   * so a backend can recognise its own result without reading (or computing) the revision; `revision` is then stale.
+   */
+  last: CommitResult | undefined
   /** No artifact yet: the first batch materialises header and events. */
   lazy: boolean
 }

@@ -6,7 +6,7 @@
  * they arrive (`PendingEvents`), so a batch normally needs no walk over the log's read-only view.
  */
 import type { Session, SessionEvent } from '@logbook/session'
-import type { LockToken } from './backend.ts'
+import type { CommitResult, ExpectedState, LockToken } from './backend.ts'
 import type { RetiringWriter } from './claims.ts'
 import { about, isRetryableWriteError } from './errors.ts'
 import { FlushTargets } from './flush-targets.ts'
@@ -26,7 +26,7 @@ export class LiveWriter implements RetiringWriter {
   lastError: unknown
   private readonly id: string
   /** Claim, lock, durable cursor and revision, as the binding set them. */
-  private readonly bound: BoundState = { claim: undefined, token: undefined, cursor: 0, revision: null, lazy: false }
+  private readonly bound: BoundState = { claim: undefined, token: undefined, cursor: 0, revision: null, last: undefined, lazy: false }
   /** Settles (never rejects) when init finished, successfully or not. */
   private readonly init: Promise<void>
   private initDone = false
@@ -157,30 +157,46 @@ export class LiveWriter implements RetiringWriter {
       return
     }
     this.inflightEnd = to
-    this.writing = this.write(from, this.arrived.take(from, to, this.session)).finally(() => {
-      this.writing = undefined
-      this.step()
-    })
+    this.writing = this.write(from, this.arrived.take(from, to, this.session)).then(this.afterWrite)
   }
 
-  private async write(from: number, batch: SessionEvent[]): Promise<void> {
+  private readonly afterWrite = (): void => {
+    this.writing = undefined
+    this.step()
+  }
+
+  /** One batch: encode, then the backend call; settles (never rejects) once it succeeded or failed. */
+  private write(from: number, batch: SessionEvent[]): Promise<void> {
     const { backend } = this.host
     const bound = this.bound
+    let stored: Promise<CommitResult>
     try {
       const records = encodeBatch(batch, this.host.packChunks)
       const token = bound.token!
-      const lazy = bound.lazy
-      const revision = bound.revision
-      const result = await this.host.queue.run(this.id, () => lazy
-        ? backend.materialize(token, this.session.header, records, NEVER_ABORTED)
-        : backend.append(token, { nextSeq: from, revision: revision! }, records, NEVER_ABORTED))
+      const last = bound.last
+      const expect: ExpectedState = last !== undefined && last.nextSeq === from ? last : { nextSeq: from, revision: bound.revision! }
+      stored = this.host.queue.run(this.id, bound.lazy
+        ? () => backend.materialize(token, this.session.header, records, NEVER_ABORTED)
+        : () => backend.append(token, expect, records, NEVER_ABORTED))
+    } catch (error) {
+      this.onWriteError(error)
+      return Promise.resolve()
+    }
+    return stored.then(result => this.written(from, batch, result), (error: unknown) => this.onWriteError(error))
+  }
+
+  /** The backend stored `batch` (from `from`): advance the cursor, report, settle the flushes it met. */
+  private written(from: number, batch: SessionEvent[], result: CommitResult): void {
+    try {
+      const bound = this.bound
       bound.cursor = result.nextSeq
-      bound.revision = result.revision
+      bound.last = result
       bound.lazy = false
       this.streak.succeeded()
+      // The revision is read only by a listener that asks for it (a backend may hash it lazily).
       this.host.committed({
         sessionId: this.id, source: 'live', fromSeq: from, toSeq: result.nextSeq, events: batch,
-        revision: result.revision, physicalLength: result.physicalLength, ownerId: bound.claim!.owner.ownerId,
+        get revision() { return result.revision }, physicalLength: result.physicalLength, ownerId: bound.claim!.owner.ownerId,
       })
       this.targets.settle(bound.cursor)
     } catch (error) {
@@ -226,19 +242,24 @@ export class LiveWriter implements RetiringWriter {
 
   // ----- flush (§2.3) ---------------------------------------------------------------------------------------------
 
-  /** Resolve once every event below `session.seq` at call time is durable. @throws the write or terminal error. */
-  async flush(): Promise<void> {
-    if (this.terminal !== undefined) throw this.terminal.error
+  /**
+   * Resolve once every event below `session.seq` at call time is durable: the flush's one promise, settled by the
+   * write that reaches its target. @throws the write or terminal error (as the rejection).
+   */
+  flush(): Promise<void> {
+    if (this.terminal !== undefined) return Promise.reject(this.terminal.error)
     const target = this.session.seq
     this.clearWindow()
-    if (!this.initDone) await this.init
-    const terminal = this.terminal as { readonly error: unknown } | undefined // set by init's failure
-    if (terminal !== undefined) throw terminal.error
+    return this.initDone ? this.flushTo(target) : this.init.then(() => this.flushTo(target))
+  }
+
+  private flushTo(target: number): Promise<void> {
+    if (this.terminal !== undefined) return Promise.reject(this.terminal.error) // set by init's failure
     if (this.bound.cursor >= target) {
       this.step()
-      return
+      return Promise.resolve()
     }
-    if (this.finished !== undefined) throw this.host.disposedError()
+    if (this.finished !== undefined) return Promise.reject(this.host.disposedError())
     const done = this.targets.wait(target)
     if (this.writing === undefined) this.startWrite()
     return done

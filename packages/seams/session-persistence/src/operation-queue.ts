@@ -8,9 +8,13 @@ export class OperationQueue {
   private readonly queues = new Map<string, Promise<void>>()
   private readonly inflight = new Set<Promise<unknown>>()
 
-  /** Run `task` after every earlier task queued for `id` settled; it stays in flight until it settles. */
+  /**
+   * Run `task` after every earlier task queued for `id` settled — at once when none is queued, so an idle id costs
+   * no promise hop (a synchronous throw becomes the rejection) —; it stays in flight until it settles.
+   */
   run<T>(id: string, task: () => Promise<T>): Promise<T> {
-    const run = (this.queues.get(id) ?? Promise.resolve()).then(task)
+    const previous = this.queues.get(id)
+    const run = previous === undefined ? start(task) : previous.then(task)
     this.inflight.add(run)
     // One reaction both forgets the operation (teardown step 3) and frees the queue slot when nothing followed it.
     const settled: Promise<void> = run.then(done, done)
@@ -37,5 +41,14 @@ export class OperationQueue {
   /** Resolves once nothing is in flight, including operations started while it waited; never rejects. */
   async settled(): Promise<void> {
     while (this.inflight.size > 0) await Promise.allSettled([...this.inflight])
+  }
+}
+
+/** `task()`, with a synchronous throw turned into the returned promise's rejection. */
+function start<T>(task: () => Promise<T>): Promise<T> {
+  try {
+    return task()
+  } catch (error) {
+    return Promise.reject(error)
   }
 }

@@ -30,6 +30,8 @@ const ROW_TAGS: ReadonlySet<string> = new Set(CHUNK_ROW_TAGS)
  * sourceEventSeqs` (absent keys omitted), whatever the object's own key order.
  */
 export function encodeEventText(event: SessionEvent): string {
+  // Core builds every event as a plain object in envelope order: one JSON.stringify then writes the same text.
+  if (inEnvelopeOrder(event)) return JSON.stringify(event)
   const e = event as SessionEvent & { surfaceOp?: unknown; sourceEventSeqs?: unknown }
   let text = '{"type":' + JSON.stringify(e.type) + ',"seq":' + JSON.stringify(e.seq) + ',"time":'
     + JSON.stringify(e.time) + ',"data":' + JSON.stringify(e.data)
@@ -37,6 +39,23 @@ export function encodeEventText(event: SessionEvent): string {
   if (e.surfaceOp !== undefined) text += ',"surfaceOp":' + JSON.stringify(e.surfaceOp)
   if (e.sourceEventSeqs !== undefined) text += ',"sourceEventSeqs":' + JSON.stringify(e.sourceEventSeqs)
   return text + '}'
+}
+
+const ENVELOPE_KEYS = ['type', 'seq', 'time', 'data', 'ignorable', 'surfaceOp', 'sourceEventSeqs'] as const
+
+/** True for a plain object whose keys are `type, seq, time, data` then some of the optional keys, in that order. */
+function inEnvelopeOrder(event: object): boolean {
+  if (Object.getPrototypeOf(event) !== Object.prototype) return false
+  let next = 0
+  for (const key in event) {
+    while (next < ENVELOPE_KEYS.length && ENVELOPE_KEYS[next] !== key) {
+      if (next < 4) return false // a required key is missing or out of place
+      next++
+    }
+    if (next === ENVELOPE_KEYS.length) return false // a key outside the envelope
+    next++
+  }
+  return next >= 4
 }
 
 /**
