@@ -75,7 +75,8 @@ export function framingDefect(bytes: Uint8Array, start: number, end: number): Re
 export function unframeText(line: string): { readonly text: string } | { readonly problem: string } {
   let stored = line.length < PREFIX_BYTES || line.charCodeAt(8) !== SPACE ? -1 : 0
   for (let i = 0; i < 8 && stored >= 0; i++) {
-    const digit = hexDigit(line.charCodeAt(i))
+    const code = line.charCodeAt(i)
+    const digit = code < 256 ? HEX_DIGIT[code] as number : -1
     stored = digit < 0 ? -1 : stored * 16 + digit
   }
   if (stored < 0) return { problem: 'record has no checksum prefix' }
