@@ -98,14 +98,14 @@ export const WORKLOADS: readonly Workload[] = [
     title: 'bytes on disk per event after writing W as B4 does (JSONL)',
     unit: 'B/event',
     better: 'lower',
-    target: { kind: 'at-most', max: 64, text: '≤ 64 B/event' },
+    target: { kind: 'at-most', max: 66, text: '≤ 66 B/event, a checksum on every record' },
   },
   {
     id: 'B5-sqlite',
     title: 'bytes on disk per event after writing W as B4 does (SQLite)',
     unit: 'B/event',
     better: 'lower',
-    target: { kind: 'at-most', max: 80, text: '≤ 80 B/event' },
+    target: { kind: 'at-most', max: 82, text: '≤ 82 B/event, a checksum on every record' },
   },
   {
     id: 'B5-postgres',
