@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { SESSION_FORMAT_VERSION, SessionId, type SessionEvent } from '@logbook/session'
 import { hex8, recordChecksum } from '@logbook/session-persistence'
 import JsonlSessionPersistence from '@logbook/session-persistence-jsonl'
-import { boot, deferred, OPTIONS, ofType, rejection, shape, tool } from './helpers.ts'
+import { boot, deferred, OPTIONS, ofType, rejection, shape, tool, type BootOptions } from './helpers.ts'
 
 const dirs: string[] = []
 afterAll(() => {
@@ -16,6 +16,31 @@ function tempRoot(): string {
   const dir = mkdtempSync(join(tmpdir(), 'logbook-loop-'))
   dirs.push(dir)
   return dir
+}
+
+/**
+ * Boot with `store` (the memory backend or another persistence plugin), start a turn whose `deploy` tool never
+ * returns, flush what the turn wrote, and let the process "die": its persistence goes away without the turn being
+ * closed. Returns the stored seq count and where the backend keeps the log (`locate`, asked before the process died).
+ */
+async function crashInTool(store: Pick<BootOptions, 'memory' | 'persistence'>): Promise<{ storedCount: number; location: string | undefined }> {
+  const started = deferred()
+  const first = await boot({
+    ...store,
+    script: [{ toolCalls: [{ id: 'c1', name: 'deploy', arguments: {} }] }],
+    tools: [tool('deploy', { execute: () => {
+      started.resolve()
+      return new Promise(() => {})
+    } })],
+  })
+  const crashed = await first.app.agents.create({ sessionId: 's1', options: OPTIONS })
+  void crashed.send('deploy it')
+  await started.promise
+  await first.app.sessions.flush(crashed.session)
+  const storedCount = crashed.session.seq
+  const location = await first.app.sessionPersistence.locate('s1')
+  await first.persistence!.dispose()
+  return { storedCount, location }
 }
 
 describe('resume', () => {
@@ -45,22 +70,7 @@ describe('resume', () => {
   })
 
   it('L-105 crash during a tool, resume → closers with TOOL_OUTCOME_UNKNOWN; turn numbers continue; first header resume', async () => {
-    const started = deferred()
-    const first = await boot({
-      memory: 'l105',
-      script: [{ toolCalls: [{ id: 'c1', name: 'deploy', arguments: {} }] }],
-      tools: [tool('deploy', { execute: () => {
-        started.resolve()
-        return new Promise(() => {})
-      } })],
-    })
-    const crashed = await first.app.agents.create({ sessionId: 's1', options: OPTIONS })
-    void crashed.send('deploy it')
-    await started.promise
-    await first.app.sessions.flush(crashed.session)
-    const storedCount = crashed.session.seq
-    // The process "dies": its persistence goes away without the turn being closed.
-    await first.persistence!.dispose()
+    const { storedCount } = await crashInTool({ memory: 'l105' })
 
     const second = await boot({ memory: 'l105', script: [{ text: 'it was interrupted' }] })
     const agent = await second.app.agents.resume({ resumeSessionId: 's1' })
@@ -84,24 +94,8 @@ describe('resume', () => {
     /** A JSONL store holding `s1` with its last turn open inside a running tool; returns the root and the file. */
     async function crashedInTool(): Promise<{ root: string; file: string }> {
       const root = tempRoot()
-      const jsonl = { plugin: JsonlSessionPersistence, config: { root, durability: 'none', packChunks: false } }
-      const started = deferred()
-      const first = await boot({
-        persistence: jsonl,
-        script: [{ toolCalls: [{ id: 'c1', name: 'deploy', arguments: {} }] }],
-        tools: [tool('deploy', { execute: () => {
-          started.resolve()
-          return new Promise(() => {})
-        } })],
-      })
-      const crashed = await first.app.agents.create({ sessionId: 's1', options: OPTIONS })
-      void crashed.send('deploy it')
-      await started.promise
-      await first.app.sessions.flush(crashed.session)
-      const file = (await first.app.sessionPersistence.locate('s1'))!
-      // The process "dies": its persistence goes away without the turn being closed.
-      await first.persistence!.dispose()
-      return { root, file }
+      const { location } = await crashInTool({ persistence: { plugin: JsonlSessionPersistence, config: { root, durability: 'none', packChunks: false } } })
+      return { root, file: location! }
     }
 
     /** Rewrite the first stored event of `type` with `edit`, its line's checksum kept matching (a writer's bug). */
