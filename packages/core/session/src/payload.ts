@@ -242,9 +242,8 @@ const payloadTable = new Map<string, Check>(Object.entries(PAYLOADS))
 function isStreamingDelta(d: unknown): boolean {
   if (!isObj(d)) return false
   const { turn, step, chunk } = d
-  if (!isSafeInt(turn) || turn <= 0 || !isSafeInt(step) || step <= 0 || !isObj(chunk)) return false
-  const { type, index } = chunk
-  if (!isSafeInt(index) || index < 0) return false
+  if (!isObj(chunk) || !isDeltaPosition(turn, step, chunk.index)) return false
+  const { type } = chunk
   if (type === 'text-delta' || type === 'reasoning-delta') {
     if (typeof chunk.text !== 'string') return false
   } else if (type === 'tool-call-delta') {
@@ -264,6 +263,17 @@ function isStreamingDelta(d: unknown): boolean {
   return keys === 3
 }
 
+const isPositiveInt = (v: unknown): boolean => isSafeInt(v) && v > 0
+
+/**
+ * @internal The numbers of a streaming delta's payload are valid (01 §2.3): positive safe-integer `turn` and `step`,
+ * a non-negative safe-integer chunk `index`. Shared with the restore of a packed chunk run, whose members differ only
+ * in their fragment.
+ */
+export function isDeltaPosition(turn: unknown, step: unknown, index: unknown): boolean {
+  return isPositiveInt(turn) && isPositiveInt(step) && isSafeInt(index) && index >= 0
+}
+
 /** How many keys a for-in over `v` visits (as the table's unknown-key check counts them). */
 function forInCount(v: Obj): number {
   let n = 0
@@ -271,7 +281,6 @@ function forInCount(v: Obj): number {
   return n
 }
 
-const isPositiveInt = (v: unknown): boolean => isSafeInt(v) && v > 0
 const isNonEmptyString = (v: unknown): boolean => typeof v === 'string' && v.length > 0
 /** The `turn/end` reasons whose variant is `{kind}` alone. */
 const KIND_ONLY_REASONS: ReadonlySet<unknown> = new Set(['completed', 'blocked', 'max-tokens', 'max-steps', 'interrupted', 'forked'])

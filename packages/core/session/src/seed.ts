@@ -15,7 +15,7 @@ import { planSurface, SurfaceState } from './surface.ts'
 import type {
   RestoreInit, SessionEvent, SessionHeader, SessionId, SessionInit, SessionMeta, SessionSeedEventState,
 } from './types.ts'
-import { payloadProblem } from './payload.ts'
+import { isDeltaPosition, payloadProblem } from './payload.ts'
 import { contentProblem, envelopeProblem } from './validate.ts'
 
 /** How seed events are admitted: copied (`snapshot`), frozen in place (`detached`) or taken as is (`shared-frozen`). */
@@ -191,15 +191,13 @@ function admitLog(built: BuiltSession, source: EventLog, length: number, mode: S
 function admitPackedRun(built: BuiltSession, run: PackedRun, from: number, count: number, index: number, inPlace: boolean): boolean {
   const { turn, step, index: chunkIndex } = run.shared
   if (run.seq0 + from !== index || !run.timesNonNegative) return false
-  if (!isLosslessNumber(turn) || !isLosslessNumber(step) || !isLosslessNumber(chunkIndex)) return false
-  if (!isSafeInteger(turn) || turn <= 0 || !isSafeInteger(step) || step <= 0 || !isSafeInteger(chunkIndex) || chunkIndex < 0) return false
+  // Positive `turn` and `step` are lossless already; a non-negative `index` may still be -0.
+  if (!isDeltaPosition(turn, step, chunkIndex) || !isLosslessNumber(chunkIndex)) return false
   if (!inPlace) built.log.pushRun(run, from, count)
   // Members share type and (absent) `ignorable`, and a chunk is no landmark: the first one tells the index everything.
   built.index.note('assistant/chunk', index, false)
   return true
 }
-
-const isSafeInteger = Number.isSafeInteger
 
 /**
  * §5.2 for one entry at seed index `index`: admit, check content and surface, then commit (`inPlace`: the entry is
