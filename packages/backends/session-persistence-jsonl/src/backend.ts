@@ -151,7 +151,7 @@ export class JsonlBackend implements PersistenceBackend<number, JsonlLockToken> 
       // The descriptor and the state the writer remembered belong to the original file.
       const { writer } = token
       if (writer.fd !== undefined) closeSync(writer.fd)
-      Object.assign(writer, { fd: undefined, size: undefined, state: undefined, committed: undefined, framing: undefined })
+      Object.assign(writer, { fd: undefined, state: undefined, committed: undefined, framing: undefined })
       return { sessions: [token.sessionId], original, scope: 'session' }
     } catch (error) {
       throw toStoreError(error, token.sessionId, 'migrating the session file')

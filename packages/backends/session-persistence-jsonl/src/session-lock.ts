@@ -58,7 +58,7 @@ export async function lockSession(store: JsonlStore, id: string, owner: LockOwne
     sessionId: id,
     owner,
     lockPath,
-    writer: { location: undefined, fd: undefined, size: undefined, state: undefined, committed: undefined, framing: undefined, released: false, lock },
+    writer: { location: undefined, fd: undefined, state: undefined, committed: undefined, framing: undefined, released: false, lock },
   }
 }
 

@@ -20,9 +20,10 @@ export interface WriterState {
   location: SessionLocation | undefined
   /** Open descriptor (read-write) for appends and cuts, closed at unlock. */
   fd: number | undefined
-  /** Size this writer last observed or committed. */
-  size: number | undefined
-  /** The state at `size` (its last bytes, so a new revision needs no read; its revision hashed when first read). */
+  /**
+   * The file as this writer last observed or committed it: its size and last bytes (so a new revision needs no
+   * read; the revision is hashed when first read).
+   */
   state: StoredState | undefined
   /** The result of this writer's last commit: passed back as the next `expect`, it needs no revision compare. */
   committed: CommitResult | undefined

@@ -103,7 +103,7 @@ function commit(token: JsonlLockToken, nextSeq: number, state: StoredState): Com
       return state.revision
     },
   }
-  Object.assign(token.writer, { size: state.size, state, committed: result })
+  Object.assign(token.writer, { state, committed: result })
   return result
 }
 
@@ -133,7 +133,7 @@ function checkExpectedAt(token: JsonlLockToken, fd: number, expect: ExpectedStat
   if (parsed === undefined || parsed.size !== size) return changed(`${size} bytes`)
   const state = new StoredState(parsed.storeId, parsed.incarnation, size, readTail(fd, size))
   if (state.revision !== expect.revision) changed(state.revision)
-  Object.assign(writer, { size, state, committed: undefined })
+  Object.assign(writer, { state, committed: undefined })
   return size
 }
 
