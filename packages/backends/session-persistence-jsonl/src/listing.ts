@@ -102,11 +102,7 @@ function summarise(file: string, projectDir: string, sessionDir: string, memo: L
   if (ends === undefined) return undefined
   // Everything `decodeEnds` reads besides the path: the header line (and whether a newline ended it) and the last line.
   const inputs = [ends.header?.text, ends.header?.complete === true ? 1 : 0, ends.lastLine]
-  let entry = memo.get(file, inputs)
-  if (entry === undefined) {
-    entry = decodeEnds(ends, file, projectDir, sessionDir)
-    memo.set(file, inputs, entry)
-  }
+  const entry = memo.recall(file, inputs, () => decodeEnds(ends, file, projectDir, sessionDir))
   if ('problem' in entry) return entry
   const { id, updatedAt, header, eventCount, incarnation } = entry.decoded
   // One literal shape for every entry: the sort and the page search compare these objects in a hot loop.

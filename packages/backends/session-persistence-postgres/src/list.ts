@@ -64,17 +64,6 @@ function checkRow(row: ListRow): SessionHeader | Error {
 const checkInputs = (row: ListRow) =>
   [row.header, row.crc, row.version, row.created_at, row.cwd, row.parent_session, row.tail_body, row.tail_crc, row.tail_last_seq] as const
 
-/** The row's checked header (frozen by the first summary that holds it), from `memo` for unchanged stored values. */
-function checkedHeader(row: ListRow, memo: ListingMemo<SessionHeader>): SessionHeader | Error {
-  const inputs = checkInputs(row)
-  const known = memo.get(row.id, inputs)
-  if (known !== undefined) return known
-  const header = checkRow(row)
-  if (header instanceof Error) return header
-  memo.set(row.id, inputs, header)
-  return header
-}
-
 /**
  * One page after `query.after`: at most `query.limit` summaries, whether more exist, and (first page) the problems.
  * A later page reads `limit + 1` rows at a time, reading on past rows it must skip.
@@ -92,7 +81,8 @@ export async function listSessions(store: PgStore, query: BackendListQuery, stor
       listValues({ ...query, ...(after === undefined ? {} : { after }) }, batch),
     )
     for (const row of rows) {
-      const header = checkedHeader(row, memo)
+      // A header checked by an earlier listing is reused while the stored values it came from are unchanged.
+      const header = memo.recall(row.id, checkInputs(row), () => checkRow(row))
       if (header instanceof Error) {
         if (firstPage) problems.push({ location: store.label, sessionId: row.id, error: header })
         continue

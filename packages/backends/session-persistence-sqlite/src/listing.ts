@@ -70,17 +70,6 @@ function checkRow(row: SessionRow, location: string | undefined): SessionHeader 
 /** The stored values a row's check depends on: equal values give the same outcome. */
 const checkInputs = (row: SessionRow) => [row.header, row.crc, row.version, row.created_at, row.cwd, row.parent_session] as const
 
-/** The row's checked header, from `memo` when an earlier listing checked the same stored values. */
-function checkedHeader(row: SessionRow, location: string | undefined, memo: ListingMemo<SessionHeader>): SessionHeader | Error {
-  const inputs = checkInputs(row)
-  const known = memo.get(row.id, inputs)
-  if (known !== undefined) return known
-  const header = checkRow(row, location)
-  if (header instanceof Error) return header
-  memo.set(row.id, inputs, header)
-  return header
-}
-
 /**
  * The summary of a row whose header is checked. The header is frozen whole by the first summary that holds it (rows
  * past the first page are checked, never frozen); later listings share the frozen object through the memo.
@@ -115,7 +104,8 @@ export function listSessions(
   if (firstPage) memo.beginPass()
   const rows = stmt(firstPage ? 'list-sessions' : 'list-sessions-after').iterate(listParams(query)) as IterableIterator<SessionRow>
   for (const row of rows) {
-    const header = checkedHeader(row, location, memo)
+    // A header checked by an earlier listing is reused while the stored values it came from are unchanged.
+    const header = memo.recall(row.id, checkInputs(row), () => checkRow(row, location))
     if (header instanceof Error) {
       if (firstPage) problems.push({ location: location ?? ':memory:', sessionId: row.id, error: header })
       continue

@@ -47,6 +47,18 @@ export class ListingMemo<V> {
     this.#current.set(key, { inputs, value })
   }
 
+  /**
+   * The value for `key` computed from `inputs`: the remembered one while the inputs are unchanged, else `compute()`,
+   * remembered unless it is an `Error` (a failed check is made again, and reported afresh, by the next listing).
+   */
+  recall<E = never>(key: string, inputs: MemoInputs, compute: () => V | E): V | E {
+    const known = this.get(key, inputs)
+    if (known !== undefined) return known
+    const value = compute()
+    if (!(value instanceof Error)) this.set(key, inputs, value as V)
+    return value
+  }
+
   /** Forgets everything (a backend's store closed or replaced). */
   clear(): void {
     this.#current = new Map()

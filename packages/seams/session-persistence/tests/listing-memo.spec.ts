@@ -25,4 +25,22 @@ describe('ListingMemo', () => {
     memo.clear()
     expect(memo.get('kept', ['a'])).toBeUndefined()
   })
+
+  it('P-168 recall computes once for unchanged inputs, again for changed ones, and never remembers an Error', () => {
+    const memo = new ListingMemo<string>()
+    let calls = 0
+    const check = (outcome: string | Error) => () => {
+      calls++
+      return outcome
+    }
+    expect(memo.recall('s1', ['h', 1], check('ok'))).toBe('ok')
+    expect(memo.recall('s1', ['h', 1], check('other'))).toBe('ok')
+    expect(calls).toBe(1)
+    expect(memo.recall('s1', ['h', 2], check('changed'))).toBe('changed')
+    expect(calls).toBe(2)
+    const failure = new Error('bad header')
+    expect(memo.recall('s2', ['x'], check(failure))).toBe(failure)
+    expect(memo.recall('s2', ['x'], check('fixed?'))).toBe('fixed?')
+    expect(calls).toBe(4)
+  })
 })
