@@ -4,7 +4,10 @@
  * process of the same run. W is stored first by a third process (not timed) in a temp dir, removed afterwards.
  * A third fresh process measures a reference that is not a target: the floor plus building every event frozen the
  * plain way (each chunk member its own three objects), with no check and no session, reported beside the ratio; a
- * fourth parses W stored one event per line (the floor the backends would have without packed chunk rows).
+ * fourth parses W stored one event per line (the floor the backends would have without packed chunk rows); a fifth
+ * (file backends) measures the checked-hold reference: the floor plus each record's checksum checked, every event
+ * that is not a packed row deep-frozen and every row held packed — the least a resume with these integrity checks
+ * does, with no session, no event checks and no surface.
  */
 
 import { report } from '../harness.ts'
@@ -18,7 +21,9 @@ export function runB2(kind: BackendKind): void {
     const floor = childStep<{ ms: number; records: number }>('read-floor', kind, fixture.dir)
     const eager = childStep<{ ms: number; events: number }>('eager-build', kind, fixture.dir)
     const unpacked = childStep<{ ms: number; records: number }>('unpacked-floor', kind, fixture.dir)
+    const held = kind === 'postgres' ? undefined : childStep<{ ms: number; events: number }>('checked-hold', kind, fixture.dir)
     const run = childStep<{ ms: number; events: number; messages: number }>('resume', kind, fixture.dir)
+    if (held !== undefined && held.events !== eager.events) throw new Error(`checked hold kept ${held.events} events, eager build ${eager.events}`)
     if (eager.events !== run.events - 1) throw new Error(`eager build made ${eager.events} events, resume ${run.events}`)
     report({
       workload: `B2-${kind}`,
@@ -30,6 +35,11 @@ export function runB2(kind: BackendKind): void {
         'events restored': run.events,
         'eager-build reference ms': eager.ms,
         'eager-build reference / floor': eager.ms / floor.ms,
+        ...(held === undefined ? {} : {
+          'checked-hold reference ms': held.ms,
+          'checked-hold reference / floor': held.ms / floor.ms,
+          'figure / checked-hold reference': run.ms / held.ms,
+        }),
         'unpacked floor ms (one event per line)': unpacked.ms,
         'figure / unpacked floor': run.ms / unpacked.ms,
       },

@@ -6,6 +6,7 @@
  * - `resume`: B2, cold resume of `w` (open, read, repair check, rebuild, publish, derive messages), timed;
  * - `read-floor`: B2's floor, read the stored log and `JSON.parse` every line/row;
  * - `eager-build`: B2's reference, the floor plus building every event frozen (no checks, no session);
+ * - `checked-hold`: B2's other reference, the floor plus each record's checksum, every non-row event frozen, rows held;
  * - `unpacked-floor`: B2's other reference, the floor over W stored one event per line;
  * - `rss`: M, RSS after imports and mount, then peak RSS after the resume;
  * - `prep-many`: store `count` sessions of one W turn each, with distinct times (B9, B12);
@@ -17,6 +18,7 @@
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
+import { crc32 } from 'node:zlib'
 import { encodeBatch } from '@logbook/session-persistence'
 import { collectGarbage } from '../harness.ts'
 import { W_TURNS, wEvents, wEventStream } from '../session-w.ts'
@@ -24,7 +26,7 @@ import { backendKind, mount, resume, storeEvents, storeEventStream, storeSession
 import { BENCH_SCHEMA, benchUrl, pgClient } from './postgres-server.ts'
 
 type Sqlite = {
-  prepare(sql: string): { all(...args: unknown[]): { body?: string; header?: string; id?: string }[]; get(...args: unknown[]): { body?: string; header?: string } | undefined }
+  prepare(sql: string): { all(...args: unknown[]): { body?: string; header?: string; id?: string; crc?: number }[]; get(...args: unknown[]): { body?: string; header?: string } | undefined }
   close(): void
 }
 
@@ -157,6 +159,65 @@ function eagerBuild(kind: BackendKind, dir: string): { ms: number; events: numbe
   return { ms: performance.now() - start, events: log.length }
 }
 
+/** The 8 lowercase hex digits at `bytes[from…]` as a number (-1 for any other byte). */
+function hexPrefix(bytes: Buffer, from: number): number {
+  let value = 0
+  for (let i = from; i < from + 8; i++) {
+    const b = bytes[i]!
+    const digit = b >= 0x30 && b <= 0x39 ? b - 0x30 : b >= 0x61 && b <= 0x66 ? b - 0x57 : -1
+    if (digit < 0) return -1
+    value = value * 16 + digit
+  }
+  return value
+}
+
+/**
+ * B2's checked-hold reference (not a target): what any resume that keeps this integrity must do at the least — the
+ * floor's read and parse, each record's stored checksum checked against its bytes, every event that is not a packed
+ * row deep-frozen, and every packed row held as it was parsed (its members never built); no other check, no repair,
+ * no session, no surface and no derived messages. B2's figure over this shows what the session and its checks add.
+ */
+function checkedHold(kind: BackendKind, dir: string): { ms: number; events: number } {
+  collectGarbage()
+  const start = performance.now()
+  const log: unknown[] = []
+  const hold = (value: unknown): void => {
+    const row = value as TextRow
+    if (row.type === 'text-chunks' || row.type === 'reasoning-chunks' || row.type === 'tool-call-chunks') {
+      const data = row.data as { texts?: unknown[]; args?: unknown[] }
+      const members = (data.texts ?? data.args)!
+      const from = log.length
+      log.length = from + members.length
+      log.fill(row, from)
+    } else {
+      freezeParsedTree(value)
+      log.push(value)
+    }
+  }
+  if (kind === 'jsonl') {
+    const bytes = readFileSync(jsonlFiles(storePath(kind, dir))[0] as string)
+    let header = true
+    for (let from = 0, nl = bytes.indexOf(10); nl !== -1; from = nl + 1, nl = bytes.indexOf(10, from)) {
+      const text = textStart(bytes, from)
+      if (text !== from && crc32(bytes.subarray(text, nl)) !== hexPrefix(bytes, from)) {
+        throw new Error(`checksum mismatch at byte ${from}`)
+      }
+      const value: unknown = JSON.parse(bytes.toString('utf8', text, nl))
+      if (header) header = false
+      else hold(value)
+    }
+  } else {
+    const db = openSqlite(storePath(kind, dir))
+    JSON.parse(db.prepare('SELECT header FROM logbook_sessions WHERE id = ?').get('w')?.header as string)
+    for (const row of db.prepare('SELECT body, crc FROM logbook_events WHERE session_id = ? ORDER BY seq').all('w')) {
+      if (crc32(row.body as string) !== row.crc) throw new Error('checksum mismatch')
+      hold(JSON.parse(row.body as string))
+    }
+    db.close()
+  }
+  return { ms: performance.now() - start, events: log.length }
+}
+
 function listFloor(kind: BackendKind, dir: string): { ms: number; sessions: number } {
   collectGarbage()
   const start = performance.now()
@@ -248,6 +309,9 @@ async function main(): Promise<unknown> {
       return kind === 'postgres' ? pgFloor(step) : readFloor(kind, dir)
     case 'eager-build':
       return kind === 'postgres' ? pgFloor(step) : eagerBuild(kind, dir)
+    case 'checked-hold':
+      if (kind === 'postgres') throw new Error('checked-hold is measured for the file backends')
+      return checkedHold(kind, dir)
     case 'unpacked-floor':
       return unpackedFloor(dir)
     case 'rss': {
