@@ -242,35 +242,60 @@ export function freezeParsed(value: unknown, level: number): boolean {
   return parsedWalk(value, level, true)
 }
 
+/** The stacks `parsedWalk` shares (containers and their levels) when it is not nested in another walk of its own. */
+const parsedStack: (object | null)[] = []
+const parsedLevels: number[] = []
+let parsedBusy = false
+
 function parsedWalk(value: unknown, level: number, doFreeze: boolean): boolean {
   if (typeof value !== 'object' || value === null) return typeof value !== 'number' || isLosslessScalar(value)
   if (level > MAX_JSON_LEVEL) return false
-  const stack: object[] = [value]
-  const levels: number[] = [level]
-  while (stack.length > 0) {
-    const c = stack.pop() as Record<string, unknown>
-    const childLevel = (levels.pop() as number) + 1
+  // A proxy's trap may start another walk: only the outermost one uses the shared stacks.
+  if (parsedBusy) return parsedWalkOn(value, level, doFreeze, [], [])
+  parsedBusy = true
+  try {
+    return parsedWalkOn(value, level, doFreeze, parsedStack, parsedLevels)
+  } finally {
+    parsedBusy = false
+  }
+}
+
+/** Empties the first `sp` slots of `stack` and returns false (a failing walk's exit). */
+function emptied(stack: (object | null)[], sp: number): false {
+  while (sp > 0) stack[--sp] = null
+  return false
+}
+
+/** The walk of `parsedWalk` on the given stacks; every slot it fills is emptied again before it returns. */
+function parsedWalkOn(value: object, level: number, doFreeze: boolean, stack: (object | null)[], levels: number[]): boolean {
+  let sp = 0
+  stack[sp] = value
+  levels[sp++] = level
+  while (sp > 0) {
+    const c = stack[--sp] as Record<string, unknown>
+    stack[sp] = null
+    const childLevel = (levels[sp] as number) + 1
     if (doFreeze) freeze(c)
     if (isArray(c)) {
       for (let i = 0; i < c.length; i++) {
         const v: unknown = c[i]
         if (typeof v === 'number') {
-          if (!isLosslessScalar(v)) return false
+          if (!isLosslessScalar(v)) return emptied(stack, sp)
         } else if (typeof v === 'object' && v !== null) {
-          if (childLevel > MAX_JSON_LEVEL) return false
-          stack.push(v)
-          levels.push(childLevel)
+          if (childLevel > MAX_JSON_LEVEL) return emptied(stack, sp)
+          stack[sp] = v
+          levels[sp++] = childLevel
         }
       }
     } else {
       for (const k in c) {
         const v = c[k]
         if (typeof v === 'number') {
-          if (!isLosslessScalar(v)) return false
+          if (!isLosslessScalar(v)) return emptied(stack, sp)
         } else if (typeof v === 'object' && v !== null) {
-          if (childLevel > MAX_JSON_LEVEL) return false
-          stack.push(v)
-          levels.push(childLevel)
+          if (childLevel > MAX_JSON_LEVEL) return emptied(stack, sp)
+          stack[sp] = v
+          levels[sp++] = childLevel
         }
       }
     }

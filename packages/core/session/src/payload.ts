@@ -4,7 +4,9 @@
  *
  * A checker returns `undefined` on success or `<relative path> <phrase>` on failure (the path is built only on
  * failure); `payloadProblem` prefixes `event "<type>": data`. Payloads reaching a checker are already lossless JSON.
+ * The common payloads of a turn are first tried by direct reads (`payload-fast-path.ts`), which only ever accept.
  */
+import { isPlainPayload } from './payload-fast-path.ts'
 import type { CoreEventType } from './vocabulary.ts'
 
 type Check = (v: unknown) => string | undefined
@@ -230,91 +232,16 @@ const PAYLOADS: { readonly [K in CoreEventType]: Check } = {
 }
 const payloadTable = new Map<string, Check>(Object.entries(PAYLOADS))
 
-// ------------------------------------------------------------------------------------------------------------------
-// Fast paths: most events of a live log are one-token `assistant/chunk` deltas and the small structural events of
-// each turn
-
-/**
- * True only for a valid `assistant/chunk` payload whose chunk is a `text-delta`, `reasoning-delta` or
- * `tool-call-delta` (the same rules as the table, checked with direct reads). Anything else, valid or not, returns
- * false and goes through the table, which alone produces messages.
- */
-function isStreamingDelta(d: unknown): boolean {
-  if (!isObj(d)) return false
-  const { turn, step, chunk } = d
-  if (!isObj(chunk) || !isDeltaPosition(turn, step, chunk.index)) return false
-  const { type } = chunk
-  if (type === 'text-delta' || type === 'reasoning-delta') {
-    if (typeof chunk.text !== 'string') return false
-  } else if (type === 'tool-call-delta') {
-    const { name } = chunk
-    if (typeof chunk.id !== 'string' || (name !== undefined && typeof name !== 'string') || typeof chunk.argumentsDelta !== 'string') {
-      return false
-    }
-  } else {
-    return false
-  }
-  // No key besides turn, step and chunk (the chunk itself is open); for-in counts without allocating.
-  let keys = 0
-  for (const key in d) {
-    if (key !== 'turn' && key !== 'step' && key !== 'chunk') return false
-    keys++
-  }
-  return keys === 3
-}
-
-const isPositiveInt = (v: unknown): boolean => isSafeInt(v) && v > 0
-
-/**
- * @internal The numbers of a streaming delta's payload are valid (01 §2.3): positive safe-integer `turn` and `step`,
- * a non-negative safe-integer chunk `index`. Shared with the restore of a packed chunk run, whose members differ only
- * in their fragment.
- */
-export function isDeltaPosition(turn: unknown, step: unknown, index: unknown): boolean {
-  return isPositiveInt(turn) && isPositiveInt(step) && isSafeInt(index) && index >= 0
-}
-
-/** How many keys a for-in over `v` visits (as the table's unknown-key check counts them). */
-function forInCount(v: Obj): number {
-  let n = 0
-  for (const _ in v) n++
-  return n
-}
-
-const isNonEmptyString = (v: unknown): boolean => typeof v === 'string' && v.length > 0
-/** The `turn/end` reasons whose variant is `{kind}` alone. */
-const KIND_ONLY_REASONS: ReadonlySet<unknown> = new Set(['completed', 'blocked', 'max-tokens', 'max-steps', 'interrupted', 'forked'])
-
-/**
- * True only for a valid payload of the small structural types every turn holds (`turn/start`, `turn/end` with a
- * `{kind}`-only reason, `step/start`, `step/end`, `tool/call`), checked with direct reads; anything else returns
- * false and goes through the table. A restore admits thousands of these before the table's code is optimised.
- */
-function isPlainStructural(type: string, d: unknown): boolean {
-  if (!isObj(d)) return false
-  switch (type) {
-    case 'step/start': case 'step/end':
-      return isPositiveInt(d.turn) && isPositiveInt(d.step) && forInCount(d) === 2
-    case 'turn/start':
-      return isPositiveInt(d.turn) && forInCount(d) === 1
-    case 'turn/end': {
-      const r = d.reason
-      return isPositiveInt(d.turn) && isObj(r) && KIND_ONLY_REASONS.has(r.kind) && forInCount(r) === 1 && forInCount(d) === 2
-    }
-    case 'tool/call':
-      return isPositiveInt(d.turn) && isPositiveInt(d.step) && isNonEmptyString(d.callId) && isNonEmptyString(d.name)
-        && typeof d.arguments === 'string' && forInCount(d) === 5
-    default:
-      return false
-  }
-}
-
 /**
  * The full 01 §2.3 message for an invalid payload (`event "user/message": data.id is required`), or `undefined`.
  * Plugin types accept any lossless JSON. `data` must already be lossless JSON.
  */
 export function payloadProblem(type: string, data: unknown): string | undefined {
-  if (type === 'assistant/chunk' ? isStreamingDelta(data) : isPlainStructural(type, data)) return undefined
+  return isPlainPayload(type, data) ? undefined : tablePayloadProblem(type, data)
+}
+
+/** @internal `payloadProblem` by the table alone (no fast path): the reference the fast paths are tested against. */
+export function tablePayloadProblem(type: string, data: unknown): string | undefined {
   const check = payloadTable.get(type)
   if (check === undefined) return undefined
   const p = check(data)

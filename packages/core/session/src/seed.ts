@@ -15,7 +15,8 @@ import { planSurface, SurfaceState } from './surface.ts'
 import type {
   RestoreInit, SessionEvent, SessionHeader, SessionId, SessionInit, SessionMeta, SessionSeedEventState,
 } from './types.ts'
-import { isDeltaPosition, payloadProblem } from './payload.ts'
+import { payloadProblem } from './payload.ts'
+import { isDeltaPosition } from './payload-fast-path.ts'
 import { contentProblem, envelopeProblem } from './validate.ts'
 
 /** How seed events are admitted: copied (`snapshot`), frozen in place (`detached`) or taken as is (`shared-frozen`). */
