@@ -41,17 +41,33 @@ export function coveredBy(row: EventRow): number {
 }
 
 /** The problem of a decoded row against its columns, or `undefined`. */
-function columnProblem(row: EventRow, value: unknown, events: RecordResult & { ok: true }): string | undefined {
-  const first = events.events[0] as { type?: unknown; seq?: unknown; time?: unknown } | undefined
-  const last = events.events[events.events.length - 1] as { seq?: unknown } | undefined
-  if (first === undefined || last === undefined) return 'holds no event'
-  const tag = (value as { type?: unknown }).type
+function columnProblem(row: EventRow, value: unknown, decoded: RecordResult & { ok: true }): string | undefined {
+  const { run } = decoded
+  let firstType: unknown, firstSeq: unknown, firstTime: unknown, lastSeq: unknown
+  if (run !== undefined) {
+    // A packed row's ends come from the run itself: its members stay unbuilt (01 §10).
+    firstType = 'assistant/chunk'
+    firstSeq = run.seq0
+    firstTime = run.firstTime
+    lastSeq = run.seq0 + run.length - 1
+  } else {
+    const { events } = decoded
+    if (events.length === 0) return 'holds no event'
+    // Unvalidated: a body may be any JSON value (`null` included), which then disagrees with the columns.
+    const first = events[0] as { type?: unknown; seq?: unknown; time?: unknown } | null
+    const last = events[events.length - 1] as { seq?: unknown } | null
+    firstType = first?.type
+    firstSeq = first?.seq
+    firstTime = first?.time
+    lastSeq = last?.seq
+  }
+  const tag = run !== undefined ? run.tag : typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined
   const kind = TAGS.has(tag) ? tag as string : 'event'
   if (kind !== row[2]) return `body kind ${kind} differs from kind column ${row[2]}`
-  if (first.seq !== row[0]) return `body seq ${String(first.seq)} differs from seq column`
-  if (last.seq !== row[1]) return `body last seq ${String(last.seq)} differs from last_seq column ${row[1]}`
-  if (first.type !== row[3]) return `body type ${String(first.type)} differs from type column ${row[3]}`
-  if (first.time !== row[4]) return `body time ${String(first.time)} differs from time column ${row[4]}`
+  if (firstSeq !== row[0]) return `body seq ${String(firstSeq)} differs from seq column`
+  if (lastSeq !== row[1]) return `body last seq ${String(lastSeq)} differs from last_seq column ${row[1]}`
+  if (firstType !== row[3]) return `body type ${String(firstType)} differs from type column ${row[3]}`
+  if (firstTime !== row[4]) return `body time ${String(firstTime)} differs from time column ${row[4]}`
   return undefined
 }
 

@@ -118,6 +118,20 @@ describe('checksums', () => {
     expect((await m.persistence.readFrom('s1', 12))).toEqual([])
   })
 
+  it('P-181 a row whose body is JSON null (its checksum matching) is SESSION_CORRUPT naming its seq, not a TypeError; nothing is rewritten', async () => {
+    const schema = newSchema()
+    const m = await mount(schema)
+    await m.store('s1', [...turn(0, 1), ...turn(6, 2)])
+    await sql(database(), `UPDATE ${table(schema, 'logbook_events')} SET body = 'null', crc = $1 WHERE session_id = 's1' AND seq = 1`, [recordChecksum('null')])
+    const rows = `SELECT seq::float8 AS seq, body, crc::float8 AS crc FROM ${table(schema, 'logbook_events')} WHERE session_id = 's1' ORDER BY seq`
+    const before = await sql(database(), rows)
+    const error = await rejection(m.persistence.open('s1', 'write'))
+    expect(error.code).toBe('SESSION_CORRUPT')
+    expect(error.message).toContain('row at seq 1: body seq undefined differs from seq column')
+    expect(error.seq).toBe(1)
+    expect(await sql(database(), rows)).toEqual(before)
+  })
+
   it('P-120 a flipped header or last record makes the listing report a problem and list the rest', async () => {
     const schema = newSchema()
     const m = await mount(schema)

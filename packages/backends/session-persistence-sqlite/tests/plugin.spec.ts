@@ -11,7 +11,7 @@ import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Context, type Message } from '@deepseek-ai/cordis'
 import SessionStore, { type SessionEvent, type SessionId } from '@logbook/session'
-import type { SessionPersistence } from '@logbook/session-persistence'
+import { recordChecksum, type SessionPersistence } from '@logbook/session-persistence'
 import { testApp } from '@logbook/test-kit'
 import type { SqliteBackend } from '../src/backend.ts'
 import { resolveStorePath } from '../src/config.ts'
@@ -136,6 +136,21 @@ describe('stored sessions', () => {
     expect(error.code).toBe('SESSION_CORRUPT')
     expect((error as { seq?: number }).seq).toBe(1)
     withDatabase(app.path, db => expect(db.prepare('SELECT count(*) AS n FROM logbook_events').get()).toEqual({ n: 8 }))
+  })
+
+  it('P-180 a row whose body is JSON null (its checksum matching) → SESSION_CORRUPT naming its seq, not a TypeError; unchanged', async () => {
+    const app = await mount(freshPath())
+    await storeTurns(app, 's1', [...turn(0), ...turn(6, 2)])
+    withDatabase(app.path, db => {
+      const crc = recordChecksum('null')
+      db.prepare("UPDATE logbook_events SET body = 'null', crc = ? WHERE session_id = 's1' AND seq = 1").run(crc)
+    })
+    const before = withDatabase(app.path, db => db.prepare('SELECT seq, body, crc FROM logbook_events ORDER BY seq').all())
+    const error = await rejection(app.persistence.open('s1', 'write'))
+    expect(error.code).toBe('SESSION_CORRUPT')
+    expect((error as { seq?: number }).seq).toBe(1)
+    expect(error.message).toContain('row at seq 1: body seq undefined differs from seq column')
+    withDatabase(app.path, db => expect(db.prepare('SELECT seq, body, crc FROM logbook_events ORDER BY seq').all()).toEqual(before))
   })
 
   it('a newer format version and an unknown non-ignorable type are refused naming the direction and the database', async () => {
