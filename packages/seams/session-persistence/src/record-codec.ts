@@ -13,6 +13,7 @@ import {
   MIN_CHUNK_RUN,
   packChunkRuns,
   type ChunkRow,
+  type PackedRun,
   type SessionEvent,
 } from '@logbook/session'
 import type { EncodedRecord, RecordResult } from './backend.ts'
@@ -217,6 +218,20 @@ function isChunkRow(record: SessionEvent | ChunkRow): record is ChunkRow {
   return !record.type.includes('/')
 }
 
+/** A decoded packed record: the validated run, its members built only when `events` is read (one class, no closure per row). */
+class PackedRecord {
+  readonly ok = true
+  readonly packed = true
+  constructor(readonly run: PackedRun) {}
+
+  /** Built only for a caller that reads the members one by one; classification keeps the run packed. */
+  get events(): readonly SessionEvent[] {
+    const log = new EventLog([], this.run.seq0)
+    log.pushRun(this.run)
+    return eventsView(log)
+  }
+}
+
 /**
  * Decode an already-parsed record value (SQLite may parse itself): a chunk row expands to its members (built frozen
  * by core), anything else is returned as one unvalidated event. The coordinator checks envelopes and contiguity.
@@ -226,16 +241,7 @@ export function decodeRecordValue(value: unknown): RecordResult {
   const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined
   if (typeof type !== 'string' || !ROW_TAGS.has(type)) return { ok: true, events: [value as SessionEvent] }
   try {
-    const run = decodeStorageRun(value)!
-    return {
-      ok: true, packed: true, run,
-      // Built only for a caller that reads the members one by one; classification keeps the run packed.
-      get events(): readonly SessionEvent[] {
-        const log = new EventLog([], run.seq0)
-        log.pushRun(run)
-        return eventsView(log)
-      },
-    }
+    return new PackedRecord(decodeStorageRun(value)!)
   } catch (error) {
     if (error instanceof ChunkRowError) return { ok: false, reason: error.message }
     throw error
