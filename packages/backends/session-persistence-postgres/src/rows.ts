@@ -4,11 +4,11 @@
  * decoded once by the shared codec and checked against the row's `seq`, `last_seq`, `kind`, `type` and `time`
  * columns. A record's marker is the seq the valid prefix would end at if the record were the first defect.
  */
-import { CHUNK_ROW_TAGS } from '@logbook/session'
 import {
   checksumProblem,
   decodeRecordValue,
   recordChecksum,
+  recordColumnsProblem,
   SessionPersistenceCorruptionError,
   type RecordResult,
   type ScanRecord,
@@ -16,8 +16,6 @@ import {
 
 /** One `logbook_events` row as `selectEvents` returns it in array mode. */
 export type EventRow = readonly [seq: number, lastSeq: number, kind: string, type: string, time: number, body: string, crc: number]
-
-const TAGS: ReadonlySet<unknown> = new Set(CHUNK_ROW_TAGS)
 
 /** Why `text` does not match its stored checksum `crc` (`checksum mismatch (stored …, computed …)`), or `undefined`. */
 export function crcProblem(text: string, crc: number | null): string | undefined {
@@ -40,37 +38,6 @@ export function coveredBy(row: EventRow): number {
   return row[1] >= row[0] ? row[1] - row[0] + 1 : 1
 }
 
-/** The problem of a decoded row against its columns, or `undefined`. */
-function columnProblem(row: EventRow, value: unknown, decoded: RecordResult & { ok: true }): string | undefined {
-  const { run } = decoded
-  let firstType: unknown, firstSeq: unknown, firstTime: unknown, lastSeq: unknown
-  if (run !== undefined) {
-    // A packed row's ends come from the run itself: its members stay unbuilt (01 §10).
-    firstType = 'assistant/chunk'
-    firstSeq = run.seq0
-    firstTime = run.firstTime
-    lastSeq = run.seq0 + run.length - 1
-  } else {
-    const { events } = decoded
-    if (events.length === 0) return 'holds no event'
-    // Unvalidated: a body may be any JSON value (`null` included), which then disagrees with the columns.
-    const first = events[0] as { type?: unknown; seq?: unknown; time?: unknown } | null
-    const last = events[events.length - 1] as { seq?: unknown } | null
-    firstType = first?.type
-    firstSeq = first?.seq
-    firstTime = first?.time
-    lastSeq = last?.seq
-  }
-  const tag = run !== undefined ? run.tag : typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined
-  const kind = TAGS.has(tag) ? tag as string : 'event'
-  if (kind !== row[2]) return `body kind ${kind} differs from kind column ${row[2]}`
-  if (firstSeq !== row[0]) return `body seq ${String(firstSeq)} differs from seq column`
-  if (lastSeq !== row[1]) return `body last seq ${String(lastSeq)} differs from last_seq column ${row[1]}`
-  if (firstType !== row[3]) return `body type ${String(firstType)} differs from type column ${row[3]}`
-  if (firstTime !== row[4]) return `body time ${String(firstTime)} differs from time column ${row[4]}`
-  return undefined
-}
-
 const failed = (row: EventRow, reason: string): RecordResult => ({ ok: false, reason: `row at seq ${row[0]}: ${reason}` })
 
 /** Decode `row` as a record result: a defect when its checksum fails, its body does not decode or differs from its columns. */
@@ -85,7 +52,7 @@ export function decodeRow(row: EventRow): RecordResult {
   }
   const decoded = decodeRecordValue(value)
   if (!decoded.ok) return failed(row, decoded.reason)
-  const problem = columnProblem(row, value, decoded)
+  const problem = recordColumnsProblem(decoded, row[0], row[1], row[2], row[3], row[4])
   return problem === undefined ? decoded : failed(row, problem)
 }
 

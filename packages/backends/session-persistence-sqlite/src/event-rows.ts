@@ -5,8 +5,10 @@
  * the first defect, i.e. the end of the previous row.
  */
 
-import { CHUNK_ROW_TAGS, isSurfaceType, type SessionEvent } from '@logbook/session'
-import { checksumProblem, decodeRecordValue, recordChecksum, type EncodedRecord, type RecordResult, type ScanRecord } from '@logbook/session-persistence'
+import { isSurfaceType, type SessionEvent } from '@logbook/session'
+import {
+  checksumProblem, decodeRecordValue, recordChecksum, recordColumnsProblem, recordLastTime, type EncodedRecord, type RecordResult, type ScanRecord,
+} from '@logbook/session-persistence'
 
 /** One `logbook_events` row as selected by `select-events-from.sql`. */
 export interface EventRow {
@@ -83,40 +85,7 @@ export function checkRow(row: EventRow, checkEnvelopes = false): CheckedRow {
   }
   const decoded = decodeRecordValue(value)
   if (!decoded.ok) return failed(row, decoded.reason)
-  const { run } = decoded
-  // A packed row's ends come from the run itself: its members stay unbuilt (01 §10).
-  let firstType: unknown, firstSeq: unknown, firstTime: unknown, lastSeq: unknown, lastTime: unknown
-  if (run !== undefined) {
-    firstType = 'assistant/chunk'
-    firstSeq = run.seq0
-    firstTime = run.firstTime
-    lastSeq = run.seq0 + run.length - 1
-    lastTime = run.lastTime
-  } else {
-    const { events } = decoded
-    if (events.length === 0) return failed(row, 'holds no event')
-    // Unvalidated: a body may be any JSON value (`null` included), which then disagrees with the columns.
-    const first = events[0] as { type?: unknown; seq?: unknown; time?: unknown } | null
-    const last = events[events.length - 1] as { seq?: unknown; time?: unknown } | null
-    firstType = first?.type
-    firstSeq = first?.seq
-    firstTime = first?.time
-    lastSeq = last?.seq
-    lastTime = last?.time
-  }
-  const tag = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined
-  const kind = run !== undefined || (CHUNK_ROW_TAGS as readonly unknown[]).includes(tag) ? (tag as string) : 'event'
-  const problem = kind !== row.kind
-    ? `body kind ${kind} differs from kind column ${row.kind}`
-    : firstSeq !== row.seq
-      ? `body seq ${String(firstSeq)} differs from seq column`
-      : lastSeq !== row.last_seq
-        ? `body last seq ${String(lastSeq)} differs from last_seq column ${row.last_seq}`
-        : firstType !== row.type
-          ? `body type ${String(firstType)} differs from type column ${row.type}`
-          : firstTime !== row.time
-            ? `body time ${String(firstTime)} differs from time column ${row.time}`
-            : undefined
+  const problem = recordColumnsProblem(decoded, row.seq, row.last_seq, row.kind, row.type, row.time)
   if (problem !== undefined) return failed(row, problem)
   if (checkEnvelopes) {
     for (const event of decoded.events) {
@@ -124,7 +93,7 @@ export function checkRow(row: EventRow, checkEnvelopes = false): CheckedRow {
       if (envelope !== undefined) return failed(row, envelope)
     }
   }
-  return { ok: true, lastTime: lastTime as number, result: decoded }
+  return { ok: true, lastTime: recordLastTime(decoded) as number, result: decoded }
 }
 
 /** A row that is a defect: `row at seq <seq>: <reason>`. (A module function: no closure per row on the hot path.) */
