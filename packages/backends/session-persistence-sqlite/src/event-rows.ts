@@ -10,17 +10,11 @@ import {
   checksumProblem, decodeRecordValue, recordChecksum, recordColumnsProblem, recordLastTime, type EncodedRecord, type RecordResult, type ScanRecord,
 } from '@logbook/session-persistence'
 
-/** One `logbook_events` row as selected by `select-events-from.sql`. */
-export interface EventRow {
-  readonly seq: number
-  readonly last_seq: number
-  readonly kind: string
-  readonly type: string
-  readonly time: number
-  readonly body: string
-  /** Schema version 2: the body's checksum (`null` when missing); absent from version-1 rows, which have none. */
-  readonly crc?: number | null
-}
+/**
+ * One `logbook_events` row as selected by `select-events-from.sql`, in better-sqlite3's raw (array) mode: the scan
+ * builds no object per row. `crc` is absent from version-1 rows, which have none (`null`: version 2, missing).
+ */
+export type EventRow = readonly [seq: number, lastSeq: number, kind: string, type: string, time: number, body: string, crc?: number | null]
 
 /**
  * A row decoded and checked: when valid, the codec's result (its events, the `packed` flag and the run the
@@ -64,7 +58,8 @@ export function envelopeProblem(event: unknown): string | undefined {
  * torn packed last row still counts as its members in `droppedEvents` (P-071).
  */
 export function coveredBy(row: EventRow): number {
-  return Number.isSafeInteger(row.last_seq - row.seq) && row.last_seq >= row.seq ? row.last_seq - row.seq + 1 : 1
+  const [seq, lastSeq] = row
+  return Number.isSafeInteger(lastSeq - seq) && lastSeq >= seq ? lastSeq - seq + 1 : 1
 }
 
 /**
@@ -73,19 +68,20 @@ export function coveredBy(row: EventRow): number {
  * them (used by the cut's check of the row it keeps last).
  */
 export function checkRow(row: EventRow, checkEnvelopes = false): CheckedRow {
-  if (row.crc !== undefined) {
-    const mismatch = checksumProblem(row.crc, recordChecksum(row.body))
+  const body = row[5]
+  if (row[6] !== undefined) {
+    const mismatch = checksumProblem(row[6], recordChecksum(body))
     if (mismatch !== undefined && !mismatch.ok) return failed(row, mismatch.reason)
   }
   let value: unknown
   try {
-    value = JSON.parse(row.body)
+    value = JSON.parse(body)
   } catch {
     return failed(row, 'body is not valid JSON')
   }
   const decoded = decodeRecordValue(value)
   if (!decoded.ok) return failed(row, decoded.reason)
-  const problem = recordColumnsProblem(decoded, row.seq, row.last_seq, row.kind, row.type, row.time)
+  const problem = recordColumnsProblem(decoded, row[0], row[1], row[2], row[3], row[4])
   if (problem !== undefined) return failed(row, problem)
   if (checkEnvelopes) {
     for (const event of decoded.events) {
@@ -98,7 +94,7 @@ export function checkRow(row: EventRow, checkEnvelopes = false): CheckedRow {
 
 /** A row that is a defect: `row at seq <seq>: <reason>`. (A module function: no closure per row on the hot path.) */
 function failed(row: EventRow, reason: string): CheckedRow {
-  return { ok: false, reason: `row at seq ${row.seq}: ${reason}` }
+  return { ok: false, reason: `row at seq ${row[0]}: ${reason}` }
 }
 
 /** The scan record of a checked row (`marker` = the end of the previous row). */

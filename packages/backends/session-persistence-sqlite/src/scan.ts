@@ -12,6 +12,19 @@ import type { StatementName } from './sql.ts'
 
 type Stmt = (name: StatementName) => Statement
 
+/**
+ * Runs `fn` with `statement` in better-sqlite3's raw mode (rows as arrays: no object, no property per column), then
+ * turns it back (the statement is cached and shared with readers of named columns).
+ */
+function asArrays<T>(statement: Statement, fn: (statement: Statement) => T): T {
+  statement.raw(true)
+  try {
+    return fn(statement)
+  } finally {
+    statement.raw(false)
+  }
+}
+
 /** Most members of a packed row, hence how far before `fromSeq` a seek starts. */
 const SEEK_WINDOW = 1023
 
@@ -38,22 +51,23 @@ function rowRecords(rows: Iterable<EventRow>, nextSeq: number, start: number, fr
   let rowCount = 0
   for (const row of rows) {
     rowCount++
-    if (row.last_seq < fromSeq) continue
+    const [seq, lastSeq] = row
+    if (lastSeq < fromSeq) continue
     if (end === undefined) {
-      startSeq = Math.min(row.seq, Math.max(start, fromSeq))
+      startSeq = Math.min(seq, Math.max(start, fromSeq))
       end = startSeq
     }
-    if (row.last_seq >= nextSeq) {
+    if (lastSeq >= nextSeq) {
       records.push({
         marker: end,
         complete: true,
-        result: { ok: false, reason: `row at seq ${row.seq} reaches beyond the stored next seq ${nextSeq}` },
+        result: { ok: false, reason: `row at seq ${seq} reaches beyond the stored next seq ${nextSeq}` },
         eventCount: coveredBy(row),
       })
     } else {
       records.push(scanRecord(end, row, checkRow(row)))
     }
-    end = Math.max(end, row.last_seq + 1)
+    end = Math.max(end, lastSeq + 1)
   }
   if (end === undefined) {
     startSeq = Math.min(Math.max(start, fromSeq), nextSeq)
@@ -83,8 +97,10 @@ export function scanSession(stmt: Stmt, id: string, fromSeq: number | undefined,
   const revision = revisionToken(state.storeId, session.incarnation, session.revision)
   const seek = fromSeq !== undefined && fromSeq > 0
   const from = seek ? Math.max(0, fromSeq - SEEK_WINDOW) : 0
-  const rows = stmt('select-events-from').iterate({ sessionId: id, fromSeq: from }) as IterableIterator<EventRow>
-  const { records, startSeq, rowCount } = rowRecords(rows, session.next_seq, seek ? from : 0, seek ? fromSeq : 0)
+  const { records, startSeq, rowCount } = asArrays(stmt('select-events-from'), statement => {
+    const rows = statement.iterate({ sessionId: id, fromSeq: from }) as IterableIterator<EventRow>
+    return rowRecords(rows, session.next_seq, seek ? from : 0, seek ? fromSeq : 0)
+  })
   state.countRead(rowCount)
   let physicalLength = rowCount
   if (seek) {
@@ -126,8 +142,8 @@ export function cutRows(stmt: Stmt, session: SessionRow, marker: number): number
   if (!Number.isSafeInteger(marker) || marker < 0 || marker > session.next_seq) throw stale(id, marker, 'not a seq of this log')
   let updatedAt = session.created_at
   if (marker > 0) {
-    const last = stmt('select-event-before').get({ sessionId: id, beforeSeq: marker }) as EventRow | undefined
-    if (last === undefined || last.last_seq !== marker - 1) throw stale(id, marker, 'no row ends right before it')
+    const last = asArrays(stmt('select-event-before'), statement => statement.get({ sessionId: id, beforeSeq: marker }) as EventRow | undefined)
+    if (last === undefined || last[1] !== marker - 1) throw stale(id, marker, 'no row ends right before it')
     const checked = checkRow(last, true)
     if (!checked.ok) throw stale(id, marker, 'the row before it is not valid')
     updatedAt = checked.lastTime
