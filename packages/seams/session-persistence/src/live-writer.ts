@@ -20,6 +20,8 @@ import { describe } from './util.ts'
 
 type Timer = ReturnType<typeof setTimeout>
 
+const SETTLED: Promise<void> = Promise.resolve()
+
 /** The live writer of one session object. */
 export class LiveWriter implements RetiringWriter {
   /** The last write error (the `cause` of `SESSION_LOCKED` `retiring`). */
@@ -37,6 +39,9 @@ export class LiveWriter implements RetiringWriter {
   private windowDue = false
   private writing: Promise<void> | undefined
   private inflightEnd = 0
+  /** The first seq and the events of the write in flight (for its one settling reaction). */
+  private inflightFrom = 0
+  private inflightBatch: SessionEvent[] | undefined
   /** The retry timer (§2.4), `unref`ed. */
   private backoff: Timer | undefined
   private readonly streak: RetryStreak
@@ -157,12 +162,26 @@ export class LiveWriter implements RetiringWriter {
       return
     }
     this.inflightEnd = to
-    this.writing = this.write(from, this.arrived.take(from, to, this.session)).then(this.afterWrite)
+    this.inflightFrom = from
+    this.inflightBatch = this.arrived.take(from, to, this.session)
+    this.writing = this.write(from, this.inflightBatch)
   }
 
   private readonly afterWrite = (): void => {
     this.writing = undefined
+    this.inflightBatch = undefined
     this.step()
+  }
+
+  /** The in-flight batch was stored: one reaction reports it and then lets the writer go on (no second hop). */
+  private readonly storedOk = (result: CommitResult): void => {
+    this.written(this.inflightFrom, this.inflightBatch!, result)
+    this.afterWrite()
+  }
+
+  private readonly storedFailed = (error: unknown): void => {
+    this.onWriteError(error)
+    this.afterWrite()
   }
 
   /** One batch: encode, then the backend call; settles (never rejects) once it succeeded or failed. */
@@ -180,13 +199,13 @@ export class LiveWriter implements RetiringWriter {
         : () => backend.append(token, expect, records, NEVER_ABORTED))
     } catch (error) {
       this.onWriteError(error)
-      return Promise.resolve()
+      return SETTLED.then(this.afterWrite)
     }
-    return stored.then(result => this.written(from, batch, result), (error: unknown) => this.onWriteError(error))
+    return stored.then(this.storedOk, this.storedFailed)
   }
 
   /** The backend stored `batch` (from `from`): advance the cursor, report, settle the flushes it met. */
-  private written(from: number, batch: SessionEvent[], result: CommitResult): void {
+  private written(from: number, batch: readonly SessionEvent[], result: CommitResult): void {
     try {
       const bound = this.bound
       bound.cursor = result.nextSeq
