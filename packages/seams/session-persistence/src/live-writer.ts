@@ -33,8 +33,13 @@ export class LiveWriter implements RetiringWriter {
   private readonly init: Promise<void>
   private initDone = false
   private terminal: { readonly error: unknown } | undefined
-  /** The armed window (§2.2): not `unref`ed, so pending events keep the process alive until written. */
+  /**
+   * The window's timer (§2.2), made once and re-armed with `refresh()`: while armed it is not `unref`ed, so pending
+   * events keep the process alive until written; disarmed it is `unref`ed and its expiry does nothing. Re-arming
+   * one timer keeps Node's timer list for the window's duration alive instead of making and dropping it per flush.
+   */
   private window: Timer | undefined
+  private windowArmed = false
   /** The window expired during a write: the next write starts right after it. */
   private windowDue = false
   private writing: Promise<void> | undefined
@@ -99,10 +104,18 @@ export class LiveWriter implements RetiringWriter {
     return this.retireTarget !== undefined && this.bound.cursor < this.retireTarget
   }
 
+  /** Cancel the armed window (its timer stays, disarmed and `unref`ed, for the next one). */
   private clearWindow(): void {
+    if (this.windowArmed) this.window!.unref()
+    this.windowArmed = false
+    this.windowDue = false
+  }
+
+  /** Cancel the window and drop its timer: the writer stops writing. */
+  private dropWindow(): void {
+    this.clearWindow()
     if (this.window !== undefined) clearTimeout(this.window)
     this.window = undefined
-    this.windowDue = false
   }
 
   private clearBackoff(): void {
@@ -111,11 +124,16 @@ export class LiveWriter implements RetiringWriter {
   }
 
   private armWindow(): void {
-    this.window = setTimeout(() => {
-      this.window = undefined
-      if (this.writing !== undefined) this.windowDue = true
-      else this.startWrite()
-    }, this.host.delays.window)
+    if (this.window === undefined) this.window = setTimeout(this.windowExpired, this.host.delays.window)
+    else this.window.ref().refresh()
+    this.windowArmed = true
+  }
+
+  private readonly windowExpired = (): void => {
+    if (!this.windowArmed) return
+    this.windowArmed = false
+    if (this.writing !== undefined) this.windowDue = true
+    else this.startWrite()
   }
 
   /**
@@ -127,7 +145,7 @@ export class LiveWriter implements RetiringWriter {
     if (this.terminal !== undefined || this.finished !== undefined) return
     this.arrived.add(event)
     if (!this.initDone || this.retireTarget !== undefined) return
-    if (this.stopping || this.window !== undefined || this.backoff !== undefined) return
+    if (this.stopping || this.windowArmed || this.backoff !== undefined) return
     if (this.pending() > 0) this.armWindow()
   }
 
@@ -147,7 +165,7 @@ export class LiveWriter implements RetiringWriter {
       this.startWrite()
       return
     }
-    if (!this.stopping && this.retireTarget === undefined && this.window === undefined && this.pending() > 0) this.armWindow()
+    if (!this.stopping && this.retireTarget === undefined && !this.windowArmed && this.pending() > 0) this.armWindow()
   }
 
   private startWrite(): void {
@@ -250,7 +268,7 @@ export class LiveWriter implements RetiringWriter {
     if (this.terminal !== undefined) return
     this.terminal = { error }
     this.lastError = error
-    this.clearWindow()
+    this.dropWindow()
     this.clearBackoff()
     this.arrived.clear()
     this.host.logger.error(`${about(this.id)}persistence stopped: ${describe(error)}`)
@@ -312,7 +330,7 @@ export class LiveWriter implements RetiringWriter {
   }
 
   private async release(): Promise<void> {
-    this.clearWindow()
+    this.dropWindow()
     this.clearBackoff()
     this.arrived.clear()
     const { claim, token } = this.bound
