@@ -86,12 +86,15 @@ function firstTail(data: Buffer): Buffer {
 /** A commit's result: the state it names, its revision hashed only when read (02 §5 "Append"). */
 class Committed implements CommitResult {
   readonly physicalLength: number
-  constructor(readonly nextSeq: number, private readonly state: StoredState) {
+  readonly #state: StoredState
+
+  constructor(readonly nextSeq: number, state: StoredState) {
     this.physicalLength = state.size
+    this.#state = state
   }
 
   get revision(): string {
-    return this.state.revision
+    return this.#state.revision
   }
 }
 
