@@ -24,6 +24,7 @@ import {
   type LockInfo,
   type LockOwner,
 } from '@logbook/session-persistence'
+import { AppendSlab } from './append-slab.ts'
 import { toStoreError } from './errors.ts'
 import {
   acquireLockFile,
@@ -58,7 +59,7 @@ export async function lockSession(store: JsonlStore, id: string, owner: LockOwne
     sessionId: id,
     owner,
     lockPath,
-    writer: { location: undefined, fd: undefined, state: undefined, committed: undefined, framing: undefined, released: false, lock },
+    writer: { location: undefined, fd: undefined, state: undefined, committed: undefined, framing: undefined, slab: new AppendSlab(), released: false, lock },
   }
 }
 

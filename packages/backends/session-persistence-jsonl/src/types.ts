@@ -2,6 +2,7 @@
  * Types of the JSONL backend. Types only.
  */
 import type { CommitResult, LockToken, SessionPersistenceConfig } from '@logbook/session-persistence'
+import type { AppendSlab } from './append-slab.ts'
 import type { Framing } from './framing.ts'
 import type { StoredState } from './revision.ts'
 import type { SessionLocation } from './store.ts'
@@ -29,6 +30,8 @@ export interface WriterState {
   committed: CommitResult | undefined
   /** The framing of the file's lines (from its header line), known once the file was opened or created. */
   framing: Framing | undefined
+  /** Where appends are framed: the bytes written and the new state's tail are views of it (append-slab.ts). */
+  readonly slab: AppendSlab
   /** True once the lock file was removed by `remove` or `unlock`. */
   released: boolean
   /** The writer's own lock file, held open for cheap checks (session-lock.ts); closed with the writer's descriptor. */

@@ -7,7 +7,7 @@ import { fstatSync, openSync, readSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { SessionHeader } from '@logbook/session'
-import type { CommitResult, EncodedRecord, ExpectedState } from '@logbook/session-persistence'
+import type { CommitResult, EncodedRecord, ExpectedState, SessionPersistenceError } from '@logbook/session-persistence'
 import { ensureDir, publishNewFile, unlinkQuietly } from './durable-fs.ts'
 import { alreadyExistsError, conflictError, storeIoError, toStoreError } from './errors.ts'
 import { CURRENT_FRAMING, frameRecords, framingOfFirstByte, type Framing } from './framing.ts'
@@ -19,11 +19,6 @@ import { parseRevision, readTail, REVISION_TAIL, StoredState } from './revision.
 import { assertLockHeld, verifySessionLock } from './session-lock.ts'
 import type { JsonlStore, SessionLocation } from './store.ts'
 import type { JsonlLockToken } from './types.ts'
-
-/** The bytes of `records`, one line each in `framing` (02 §5 "Lines"). */
-export function recordBytes(records: readonly EncodedRecord[], framing: Framing): Buffer {
-  return Buffer.from(frameRecords(records, framing), 'utf8')
-}
 
 const nextSeqAfter = (records: readonly EncodedRecord[], fallback: number): number =>
   records.length === 0 ? fallback : (records[records.length - 1] as EncodedRecord).lastSeq + 1
@@ -60,7 +55,7 @@ export async function materializeSession(
     }
     const location: SessionLocation = { file, sessionDir: encodeId(id), projectDir: key }
     Object.assign(token.writer, { location, framing: CURRENT_FRAMING })
-    return commit(token, nextSeqAfter(records, 0), new StoredState(storeId, incarnation, data.length, tailOf(undefined, data)))
+    return commit(token, nextSeqAfter(records, 0), new StoredState(storeId, incarnation, data.length, firstTail(data)))
   } catch (error) {
     throw toStoreError(error, id, 'materialising the session', file)
   }
@@ -80,30 +75,34 @@ async function writerFd(store: JsonlStore, token: JsonlLockToken): Promise<numbe
   return fd
 }
 
-/** Batches up to this size may stay referenced as a state's tail; larger ones are copied from. */
+/** A first write up to this size stays referenced as its state's tail; a larger one is copied from. */
 const SHARED_TAIL_MAX = 64 * 1024
 
-/** The last 4096 bytes of `previous` followed by `data` (never mutated afterwards). */
-function tailOf(previous: Buffer | undefined, data: Buffer): Buffer {
-  // A small batch is kept as it is (no copy); a large one is copied from, so a tail never keeps it alive.
-  if (data.length >= REVISION_TAIL) {
-    return data.length <= SHARED_TAIL_MAX ? data : Buffer.from(data.subarray(data.length - REVISION_TAIL))
-  }
-  if (previous === undefined) return Buffer.from(data)
-  const joined = Buffer.concat([previous.subarray(Math.max(0, previous.length - REVISION_TAIL)), data])
-  return joined.subarray(Math.max(0, joined.length - REVISION_TAIL))
+/** The tail of a file whose whole content is `data` (a materialisation: never mutated afterwards). */
+function firstTail(data: Buffer): Buffer {
+  return data.length <= SHARED_TAIL_MAX ? data : Buffer.from(data.subarray(data.length - REVISION_TAIL))
 }
 
-/** Adopt `state` as the writer's and hand out the commit result that names it (its revision read lazily). */
-function commit(token: JsonlLockToken, nextSeq: number, state: StoredState): CommitResult {
-  const result: CommitResult = {
-    nextSeq,
-    physicalLength: state.size,
-    get revision(): string {
-      return state.revision
-    },
+/** A commit's result: the state it names, its revision hashed only when read (02 §5 "Append"). */
+class Committed implements CommitResult {
+  readonly physicalLength: number
+  readonly #state: StoredState
+
+  constructor(readonly nextSeq: number, state: StoredState) {
+    this.physicalLength = state.size
+    this.#state = state
   }
-  Object.assign(token.writer, { state, committed: result })
+
+  get revision(): string {
+    return this.#state.revision
+  }
+}
+
+/** Adopt `state` as the writer's and hand out the commit result that names it. */
+function commit(token: JsonlLockToken, nextSeq: number, state: StoredState): CommitResult {
+  const result = new Committed(nextSeq, state)
+  token.writer.state = state
+  token.writer.committed = result
   return result
 }
 
@@ -120,21 +119,24 @@ async function checkExpected(store: JsonlStore, token: JsonlLockToken, expect: E
 function checkExpectedAt(token: JsonlLockToken, fd: number, expect: ExpectedState): number {
   const { writer } = token
   const { size } = fstatSync(fd)
-  const changed = (found: string): never => {
-    throw conflictError(token.sessionId, `log changed underneath (expected revision ${expect.revision}, found ${found})`, writer.location?.file)
-  }
   const known = writer.state
   // The writer's own last result needs no compare: it names exactly the state the writer holds.
   if (known !== undefined && (expect === writer.committed || known.revision === expect.revision)) {
-    if (size !== known.size) changed(`${size} bytes`)
+    if (size !== known.size) throw changedUnderneath(token, expect, `${size} bytes`)
     return size
   }
   const parsed = parseRevision(expect.revision)
-  if (parsed === undefined || parsed.size !== size) return changed(`${size} bytes`)
+  if (parsed === undefined || parsed.size !== size) throw changedUnderneath(token, expect, `${size} bytes`)
   const state = new StoredState(parsed.storeId, parsed.incarnation, size, readTail(fd, size))
-  if (state.revision !== expect.revision) changed(state.revision)
-  Object.assign(writer, { state, committed: undefined })
+  if (state.revision !== expect.revision) throw changedUnderneath(token, expect, state.revision)
+  writer.state = state
+  writer.committed = undefined
   return size
+}
+
+/** `SESSION_CONFLICT` "log changed underneath": the file is not at `expect` (it is at `found`). */
+function changedUnderneath(token: JsonlLockToken, expect: ExpectedState, found: string): SessionPersistenceError {
+  return conflictError(token.sessionId, `log changed underneath (expected revision ${expect.revision}, found ${found})`, token.writer.location?.file)
 }
 
 /**
@@ -184,10 +186,10 @@ function writeAt(store: JsonlStore, token: JsonlLockToken, expect: ExpectedState
   if (records.length === 0) return Promise.resolve({ nextSeq: expect.nextSeq, revision: expect.revision, physicalLength: size })
   const { writer } = token
   const fd = writer.fd!
-  const data = recordBytes(records, writer.framing ?? CURRENT_FRAMING)
   const known = writer.state!
+  const { data, tail } = writer.slab.frame(records, writer.framing ?? CURRENT_FRAMING, known.tail)
   // The state the append produces; the writer adopts it only once synced, and hashes it only when asked.
-  const state = new StoredState(known.storeId, known.incarnation, size + data.length, tailOf(known.tail, data))
+  const state = new StoredState(known.storeId, known.incarnation, size + data.length, tail)
   let synced: Promise<void>
   try {
     writeFully(fd, data, size)

@@ -27,9 +27,9 @@ import {
   type StoreLocation,
 } from '@logbook/session-persistence'
 import { StoreConnection, type ConnectionOptions, type Statement } from './connection.ts'
-import { rowParams } from './event-rows.ts'
+import { fillRowParams, rowParams, type RowParams } from './event-rows.ts'
 import { CommitGroup } from './group-commit.ts'
-import { breakLease, dropLease, readLease, requireLease, takeLease } from './lease.ts'
+import { breakLease, dropLease, readLease, requireLease, requireLeaseRow, takeLease } from './lease.ts'
 import { keepCopy, migrateStore } from './keep-original.ts'
 import { listSessions } from './listing.ts'
 import { readCheckpointRow, writeCheckpointRow } from './projection-checkpoints.ts'
@@ -38,6 +38,22 @@ import { readCommitState, revisionToken, sessionParams, type SessionRow } from '
 import type { StatementName } from './sql.ts'
 
 type Stmt = (name: StatementName) => Statement
+
+/** The session columns a write checks and advances from. */
+type SessionCursor = Pick<SessionRow, 'incarnation' | 'next_seq' | 'updated_at' | 'revision'>
+
+/** A row of `select-append-state.sql`: the lease of an id and its session's cursor (all `null` when not stored). */
+interface AppendState {
+  readonly owner_id: string
+  readonly pid: number
+  readonly host: string
+  readonly process_start: string | null
+  readonly acquired_at: number
+  readonly incarnation: string | null
+  readonly next_seq: number | null
+  readonly updated_at: number | null
+  readonly revision: number | null
+}
 
 const throwIfAborted = (signal: AbortSignal): void => {
   if (signal.aborted) throw signal.reason
@@ -155,8 +171,10 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
     throwIfAborted(signal)
     const id = token.sessionId
     return this.committed(id, await this.group.enqueue(stmt => {
-      requireLease(stmt, token, this.location)
-      const row = this.sessionRowFor(stmt, id, expect)
+      // One read for the lease check and the session's cursor (the lease is still checked first).
+      const state = stmt('select-append-state').get({ sessionId: id }) as AppendState | undefined
+      requireLeaseRow(state, token, this.location)
+      const row = this.checkedRow(id, state!.incarnation === null ? undefined : state as SessionCursor, expect)
       const first = records[0]?.seq ?? expect.nextSeq
       if (row.next_seq !== expect.nextSeq || first !== row.next_seq) {
         throw conflict(id, `stored next seq is ${row.next_seq}`, { expected: row.next_seq, actual: first })
@@ -288,7 +306,11 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
 
   /** The stored row of `id` for a write expecting `expect`: present with the expected incarnation. */
   private sessionRowFor(stmt: Stmt, id: string, expect: ExpectedState): SessionRow {
-    const row = stmt('select-session').get({ id }) as SessionRow | undefined
+    return this.checkedRow(id, stmt('select-session').get({ id }) as SessionRow | undefined, expect)
+  }
+
+  /** `row` (the stored cursor of `id`, or `undefined`) when present with the incarnation `expect` names. */
+  private checkedRow<R extends SessionCursor>(id: string, row: R | undefined, expect: ExpectedState): R {
     if (row === undefined) throw conflict(id, 'the session was deleted underneath')
     if (!expect.revision.startsWith(`sqlite:${this.storeId()}:${row.incarnation}:`)) {
       throw conflict(id, 'the session was deleted and re-created underneath (incarnation differs)')
@@ -309,9 +331,10 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
     const insert = stmt('insert-event')
     let nextSeq = before.nextSeq
     let updatedAt = before.updatedAt
+    let params: RowParams | undefined
     for (const record of records) {
       try {
-        insert.run(rowParams(id, record))
+        insert.run(params === undefined ? (params = rowParams(id, record)) : fillRowParams(params, record))
       } catch (error) {
         if (isPrimaryKeyConflict(error)) throw conflict(id, `a row is already stored at seq ${record.seq}`, { actual: record.seq })
         throw error

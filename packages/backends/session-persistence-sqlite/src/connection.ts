@@ -188,13 +188,15 @@ export class StoreConnection {
     }
   }
 
-  /** The prepared statement `name` in the form the store's schema version needs (cached per connection). */
+  /**
+   * The prepared statement `name` in the form the store's schema version needs (cached per connection by the name
+   * asked for: the cache is cleared whenever the version may have changed, so the lookup builds no file name).
+   */
   private readonly stmt = (name: StatementName): Statement => {
-    const file = versioned(name, this.version)
-    let statement = this.statements.get(file)
+    let statement = this.statements.get(name)
     if (statement === undefined) {
-      statement = this.db!.prepare(sql(file)) as Statement
-      this.statements.set(file, statement)
+      statement = this.db!.prepare(sql(versioned(name, this.version))) as Statement
+      this.statements.set(name, statement)
     }
     return statement
   }

@@ -105,16 +105,31 @@ export function scanRecord(marker: number, row: EventRow, checked: CheckedRow): 
     : { marker, complete: true, result: checked, eventCount }
 }
 
+/** The parameters `insert-event.sql` binds for one record (one object per batch, refilled for each record). */
+export interface RowParams {
+  sessionId: string
+  seq: number
+  lastSeq: number
+  kind: string
+  type: string
+  time: number
+  body: string
+  crc: number
+}
+
 /** The parameters `insert-event.sql` binds for one encoded record of `sessionId`. */
-export function rowParams(sessionId: string, record: EncodedRecord): Record<string, string | number> {
-  return {
-    sessionId,
-    seq: record.seq,
-    lastSeq: record.lastSeq,
-    kind: record.kind,
-    type: record.type,
-    time: record.time,
-    body: record.text,
-    crc: record.crc,
-  }
+export function rowParams(sessionId: string, record: EncodedRecord): RowParams {
+  return fillRowParams({ sessionId, seq: 0, lastSeq: 0, kind: '', type: '', time: 0, body: '', crc: 0 }, record)
+}
+
+/** `params` (of the same session) set to bind `record`, and returned. */
+export function fillRowParams(params: RowParams, record: EncodedRecord): RowParams {
+  params.seq = record.seq
+  params.lastSeq = record.lastSeq
+  params.kind = record.kind
+  params.type = record.type
+  params.time = record.time
+  params.body = record.text
+  params.crc = record.crc
+  return params
 }

@@ -26,7 +26,7 @@ interface LeaseRow {
 type Stmt = (name: 'select-lease' | 'insert-lease' | 'delete-lease' | 'select-leases') => Statement
 
 /** The holder recorded in a lease row. */
-function holderOf(row: LeaseRow): LockOwner {
+function holderOf(row: Omit<LeaseRow, 'session_id'>): LockOwner {
   return {
     ownerId: row.owner_id,
     pid: row.pid,
@@ -83,6 +83,17 @@ export function takeLease(stmt: Stmt, sessionId: string, owner: LockOwner, locat
 export function requireLease(stmt: Stmt, token: LockToken, location?: string): void {
   const holder = readLease(stmt, token.sessionId)
   if (holder?.ownerId !== token.owner.ownerId) throw lockLostError(token.sessionId, holder ?? undefined, location)
+}
+
+/**
+ * `requireLease` on a lease row already read (by a statement that selected it with more columns, the append's
+ * `select-append-state`): `row` is the token's id's lease, `undefined` when there is none.
+ * @throws SessionPersistenceError `SESSION_LOCKED` with `details.lost: true`.
+ */
+export function requireLeaseRow(row: Omit<LeaseRow, 'session_id'> | undefined, token: LockToken, location?: string): void {
+  if (row?.owner_id !== token.owner.ownerId) {
+    throw lockLostError(token.sessionId, row === undefined ? undefined : holderOf(row), location)
+  }
 }
 
 /** Delete the lease of `sessionId` if `ownerId` holds it; reports whether a row was deleted. */

@@ -68,6 +68,7 @@ export type StatementName =
   | 'list-sessions'
   | 'list-sessions-after'
   | 'select-commit-state'
+  | 'select-append-state'
   | 'count-events'
   | 'select-schema-version'
   | 'begin-immediate'

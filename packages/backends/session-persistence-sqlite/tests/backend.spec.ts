@@ -69,6 +69,43 @@ describe('lease', () => {
   })
 })
 
+describe('P-172 the append reads the lease and the session cursor in one statement', () => {
+  it('P-172 a lease rewritten to another owner: SESSION_LOCKED lost naming that holder, nothing written', async () => {
+    const { token, commit } = await stored('s1')
+    withDatabase(path, db => db.prepare("UPDATE logbook_leases SET owner_id = 'other-owner', pid = 4242 WHERE session_id = 's1'").run())
+    const error = await rejection(backend.append(token, commit, records(turn(6, 2)), signal))
+    expect(error.code).toBe('SESSION_LOCKED')
+    expect(error.message).toBe('session "s1": the write lock was lost; nothing was written')
+    expect(error.details).toMatchObject({ lost: true, holder: { ownerId: 'other-owner', pid: 4242 } })
+    expect((await backend.scan('s1', {}, signal))?.revision).toBe(commit.revision)
+  })
+
+  it('P-172 no lease row (the session stored): SESSION_LOCKED lost with no holder, nothing written', async () => {
+    const { token, commit } = await stored('s1')
+    withDatabase(path, db => db.prepare("DELETE FROM logbook_leases WHERE session_id = 's1'").run())
+    const error = await rejection(backend.append(token, commit, records(turn(6, 2)), signal))
+    expect(error.code).toBe('SESSION_LOCKED')
+    expect(error.details).toEqual({ lost: true })
+    expect((await backend.scan('s1', {}, signal))?.revision).toBe(commit.revision)
+  })
+
+  it('P-172 the lease held but the session row gone, or re-created: SESSION_CONFLICT deleted (re-created) underneath', async () => {
+    const { token, commit } = await stored('s1')
+    withDatabase(path, db => db.prepare("UPDATE logbook_sessions SET incarnation = 'another' WHERE id = 's1'").run())
+    const recreated = await rejection(backend.append(token, commit, records(turn(6, 2)), signal))
+    expect(recreated.code).toBe('SESSION_CONFLICT')
+    expect(recreated.message).toBe('session "s1": the session was deleted and re-created underneath (incarnation differs)')
+    withDatabase(path, db => {
+      db.prepare("DELETE FROM logbook_events WHERE session_id = 's1'").run()
+      db.prepare("DELETE FROM logbook_sessions WHERE id = 's1'").run()
+    })
+    const deleted = await rejection(backend.append(token, commit, records(turn(6, 2)), signal))
+    expect(deleted.code).toBe('SESSION_CONFLICT')
+    expect(deleted.message).toBe('session "s1": the session was deleted underneath')
+    expect(await backend.scan('s1', {}, signal)).toBeUndefined()
+  })
+})
+
 describe('append and scan', () => {
   it('materialize then append store packed rows; scan decodes them; revision is sqlite:<store>:<incarnation>:<n>', async () => {
     const { token, commit } = await stored('s1')

@@ -27,10 +27,19 @@ export class FlushTargets {
 
   /** Resolve every flush whose target `cursor` reached. */
   settle(cursor: number): void {
-    if (this.targets.length === 0) return
-    const met = this.targets.filter(t => t.target <= cursor)
+    const targets = this.targets
+    if (targets.length === 0) return
+    // The common case, one flush waiting: no arrays are built.
+    if (targets.length === 1) {
+      const only = targets[0] as Target
+      if (only.target > cursor) return
+      this.targets = []
+      only.resolve()
+      return
+    }
+    const met = targets.filter(t => t.target <= cursor)
     if (met.length === 0) return
-    this.targets = this.targets.filter(t => t.target > cursor)
+    this.targets = targets.filter(t => t.target > cursor)
     for (const t of met) t.resolve()
   }
 

@@ -20,6 +20,8 @@ import { describe } from './util.ts'
 
 type Timer = ReturnType<typeof setTimeout>
 
+const SETTLED: Promise<void> = Promise.resolve()
+
 /** The live writer of one session object. */
 export class LiveWriter implements RetiringWriter {
   /** The last write error (the `cause` of `SESSION_LOCKED` `retiring`). */
@@ -31,12 +33,20 @@ export class LiveWriter implements RetiringWriter {
   private readonly init: Promise<void>
   private initDone = false
   private terminal: { readonly error: unknown } | undefined
-  /** The armed window (§2.2): not `unref`ed, so pending events keep the process alive until written. */
+  /**
+   * The window's timer (§2.2), made once and re-armed with `refresh()`: while armed it is not `unref`ed, so pending
+   * events keep the process alive until written; disarmed it is `unref`ed and its expiry does nothing. Re-arming
+   * one timer keeps Node's timer list for the window's duration alive instead of making and dropping it per flush.
+   */
   private window: Timer | undefined
+  private windowArmed = false
   /** The window expired during a write: the next write starts right after it. */
   private windowDue = false
   private writing: Promise<void> | undefined
   private inflightEnd = 0
+  /** The first seq and the events of the write in flight (for its one settling reaction). */
+  private inflightFrom = 0
+  private inflightBatch: SessionEvent[] | undefined
   /** The retry timer (§2.4), `unref`ed. */
   private backoff: Timer | undefined
   private readonly streak: RetryStreak
@@ -94,10 +104,18 @@ export class LiveWriter implements RetiringWriter {
     return this.retireTarget !== undefined && this.bound.cursor < this.retireTarget
   }
 
+  /** Cancel the armed window (its timer stays, disarmed and `unref`ed, for the next one). */
   private clearWindow(): void {
+    if (this.windowArmed) this.window!.unref()
+    this.windowArmed = false
+    this.windowDue = false
+  }
+
+  /** Cancel the window and drop its timer: the writer stops writing. */
+  private dropWindow(): void {
+    this.clearWindow()
     if (this.window !== undefined) clearTimeout(this.window)
     this.window = undefined
-    this.windowDue = false
   }
 
   private clearBackoff(): void {
@@ -106,11 +124,16 @@ export class LiveWriter implements RetiringWriter {
   }
 
   private armWindow(): void {
-    this.window = setTimeout(() => {
-      this.window = undefined
-      if (this.writing !== undefined) this.windowDue = true
-      else this.startWrite()
-    }, this.host.delays.window)
+    if (this.window === undefined) this.window = setTimeout(this.windowExpired, this.host.delays.window)
+    else this.window.ref().refresh()
+    this.windowArmed = true
+  }
+
+  private readonly windowExpired = (): void => {
+    if (!this.windowArmed) return
+    this.windowArmed = false
+    if (this.writing !== undefined) this.windowDue = true
+    else this.startWrite()
   }
 
   /**
@@ -122,7 +145,7 @@ export class LiveWriter implements RetiringWriter {
     if (this.terminal !== undefined || this.finished !== undefined) return
     this.arrived.add(event)
     if (!this.initDone || this.retireTarget !== undefined) return
-    if (this.stopping || this.window !== undefined || this.backoff !== undefined) return
+    if (this.stopping || this.windowArmed || this.backoff !== undefined) return
     if (this.pending() > 0) this.armWindow()
   }
 
@@ -142,7 +165,7 @@ export class LiveWriter implements RetiringWriter {
       this.startWrite()
       return
     }
-    if (!this.stopping && this.retireTarget === undefined && this.window === undefined && this.pending() > 0) this.armWindow()
+    if (!this.stopping && this.retireTarget === undefined && !this.windowArmed && this.pending() > 0) this.armWindow()
   }
 
   private startWrite(): void {
@@ -157,12 +180,26 @@ export class LiveWriter implements RetiringWriter {
       return
     }
     this.inflightEnd = to
-    this.writing = this.write(from, this.arrived.take(from, to, this.session)).then(this.afterWrite)
+    this.inflightFrom = from
+    this.inflightBatch = this.arrived.take(from, to, this.session)
+    this.writing = this.write(from, this.inflightBatch)
   }
 
   private readonly afterWrite = (): void => {
     this.writing = undefined
+    this.inflightBatch = undefined
     this.step()
+  }
+
+  /** The in-flight batch was stored: one reaction reports it and then lets the writer go on (no second hop). */
+  private readonly storedOk = (result: CommitResult): void => {
+    this.written(this.inflightFrom, this.inflightBatch!, result)
+    this.afterWrite()
+  }
+
+  private readonly storedFailed = (error: unknown): void => {
+    this.onWriteError(error)
+    this.afterWrite()
   }
 
   /** One batch: encode, then the backend call; settles (never rejects) once it succeeded or failed. */
@@ -180,13 +217,13 @@ export class LiveWriter implements RetiringWriter {
         : () => backend.append(token, expect, records, NEVER_ABORTED))
     } catch (error) {
       this.onWriteError(error)
-      return Promise.resolve()
+      return SETTLED.then(this.afterWrite)
     }
-    return stored.then(result => this.written(from, batch, result), (error: unknown) => this.onWriteError(error))
+    return stored.then(this.storedOk, this.storedFailed)
   }
 
   /** The backend stored `batch` (from `from`): advance the cursor, report, settle the flushes it met. */
-  private written(from: number, batch: SessionEvent[], result: CommitResult): void {
+  private written(from: number, batch: readonly SessionEvent[], result: CommitResult): void {
     try {
       const bound = this.bound
       bound.cursor = result.nextSeq
@@ -231,7 +268,7 @@ export class LiveWriter implements RetiringWriter {
     if (this.terminal !== undefined) return
     this.terminal = { error }
     this.lastError = error
-    this.clearWindow()
+    this.dropWindow()
     this.clearBackoff()
     this.arrived.clear()
     this.host.logger.error(`${about(this.id)}persistence stopped: ${describe(error)}`)
@@ -293,7 +330,7 @@ export class LiveWriter implements RetiringWriter {
   }
 
   private async release(): Promise<void> {
-    this.clearWindow()
+    this.dropWindow()
     this.clearBackoff()
     this.arrived.clear()
     const { claim, token } = this.bound

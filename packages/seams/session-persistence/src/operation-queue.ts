@@ -17,15 +17,16 @@ export class OperationQueue {
     const run = previous === undefined ? start(task) : previous.then(task)
     this.inflight.add(run)
     // One reaction both forgets the operation (teardown step 3) and frees the queue slot when nothing followed it.
-    const settled: Promise<void> = run.then(done, done)
-    const queues = this.queues
-    const inflight = this.inflight
-    function done(): void {
-      inflight.delete(run)
-      if (queues.get(id) === settled) queues.delete(id)
-    }
-    queues.set(id, settled)
+    // (Inline arrows, not a named inner function: a source loader that keeps function names renames one per call.)
+    const settled: Promise<void> = run.then(() => this.forget(id, run, settled), () => this.forget(id, run, settled))
+    this.queues.set(id, settled)
     return run
+  }
+
+  /** `run` of `id` settled: it is no longer in flight, and the id's slot is free unless a later task took it. */
+  private forget(id: string, run: Promise<unknown>, settled: Promise<void>): void {
+    this.inflight.delete(run)
+    if (this.queues.get(id) === settled) this.queues.delete(id)
   }
 
   /** Remember `promise` as in flight until it settles, and return it. */

@@ -228,6 +228,51 @@ describe('window, flush and backoff interplay (02 §2.2–§2.4)', () => {
     expect(committed.map(c => [c.fromSeq, c.toSeq])).toEqual([[0, 1], [1, 2]])
   })
 
+  it('P-171 a cancelled window\'s expiry writes nothing; an event after it gets a full window from its arrival, again and again', async () => {
+    await mount()
+    const session = await live()
+    session.append('turn/start', { turn: 1 }) // window armed: deadline 200
+    await vi.advanceTimersByTimeAsync(10)
+    await app.sessions.flush(session) // written at 10; the window is cancelled
+    await vi.advanceTimersByTimeAsync(240) // the old deadline (200) passes: nothing to write, nothing written
+    expect(instants('append')).toEqual([])
+    session.append('step/start', { turn: 1, step: 1 }) // at 250: deadline 450
+    await vi.advanceTimersByTimeAsync(199)
+    expect(instants('append')).toEqual([])
+    await vi.advanceTimersByTimeAsync(1)
+    expect(instants('append')).toEqual([450])
+    for (let round = 0; round < 3; round++) {
+      chunk(session)
+      await vi.advanceTimersByTimeAsync(30)
+      await app.sessions.flush(session)
+    }
+    expect(instants('append')).toEqual([450, 480, 510, 540])
+    chunk(session) // at 540: its own window, deadline 740
+    await vi.advanceTimersByTimeAsync(199)
+    expect(instants('append')).toEqual([450, 480, 510, 540])
+    await vi.advanceTimersByTimeAsync(1)
+    expect(instants('append')).toEqual([450, 480, 510, 540, 740])
+    expect(committed.map(c => [c.fromSeq, c.toSeq])).toEqual([[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6]])
+  })
+
+  it('P-171 only an armed window keeps the process alive: after a flush no timer of the writer is referenced', async () => {
+    vi.useRealTimers()
+    await mount({ writeBatchMaxDelayMs: 60_000 })
+    const session = app.sessions.create('w1' as SessionId)
+    await app.sessions.flush(session) // bound: lock and scan done, nothing pending
+    const timers = (): number => process.getActiveResourcesInfo().filter(name => name === 'Timeout').length
+    const idle = timers()
+    session.append('turn/start', { turn: 1 })
+    expect(timers()).toBe(idle + 1) // the armed window
+    await app.sessions.flush(session)
+    expect(timers()).toBe(idle) // disarmed: kept for the next window, but unreferenced
+    session.append('step/start', { turn: 1, step: 1 })
+    expect(timers()).toBe(idle + 1)
+    await app.sessions.flush(session)
+    expect(timers()).toBe(idle)
+    expect(committed.map(c => [c.fromSeq, c.toSeq])).toEqual([[0, 1], [1, 2]])
+  })
+
   it('P-043 an event arriving while a flush drains keeps the window of its arrival once the flush is met', async () => {
     await mount()
     const session = await live()
