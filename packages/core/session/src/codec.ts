@@ -50,18 +50,29 @@ interface Packable {
   readonly id: string | undefined; readonly name: string | undefined
 }
 
+/** Own enumerable keys of `o` are exactly `a, b, c` and `d` when given, in any order (the per-event checks of a pack). */
+function hasOnly(o: Obj, a: string, b: string, c: string, d?: string): boolean {
+  let n = 0
+  for (const k in o) {
+    if (!hasOwn(o, k)) continue
+    if (k !== a && k !== b && k !== c && k !== d) return false
+    n++
+  }
+  return n === (d === undefined ? 3 : 4)
+}
+
 /** The whitelist of 01 §10 "Packable"; anything else is passed through verbatim. */
 function packable(r: unknown): Packable | undefined {
   if (!isObj(r) || r.type !== 'assistant/chunk' || !isSafeInt(r.seq) || r.seq < 0 || !isSafeInt(r.time)) return undefined
-  if (!exactKeys(r, ['type', 'seq', 'time', 'data'])) return undefined
+  if (!hasOnly(r, 'type', 'seq', 'time', 'data')) return undefined
   const d = r.data
-  if (!isObj(d) || !exactKeys(d, ['turn', 'step', 'chunk'])) return undefined
+  if (!isObj(d) || !hasOnly(d, 'turn', 'step', 'chunk')) return undefined
   const { turn, step, chunk: c } = d
   if (typeof turn !== 'number' || typeof step !== 'number' || !isObj(c) || typeof c.index !== 'number') return undefined
   const { seq, time } = r
   const index = c.index
   if (c.type === 'text-delta' || c.type === 'reasoning-delta') {
-    if (typeof c.text !== 'string' || !exactKeys(c, ['type', 'index', 'text'])) return undefined
+    if (typeof c.text !== 'string' || !hasOnly(c, 'type', 'index', 'text')) return undefined
     const kind = c.type === 'text-delta' ? 'text-chunks' : 'reasoning-chunks'
     return { kind, seq, time, turn, step, index, piece: c.text, id: undefined, name: undefined }
   }
