@@ -143,6 +143,21 @@ describe('chunk-row codec (01 §10)', () => {
     expect(decodeAll(packed)).toEqual(surrounded)
   })
 
+  it('S-133 counts own keys only: an inherited envelope key stays verbatim, a polluted prototype does not stop a pack', () => {
+    const inherited = Object.assign(Object.create({ time: 0 }) as object, { type: 'assistant/chunk', seq: 2, data: { turn: 1, step: 1, chunk: text('c') } })
+    const events = [ev(0, 0, text('a')), ev(1, 0, text('b')), inherited as SessionEvent, ev(3, 0, text('d')), ev(4, 0, text('e'))]
+    const packed = packChunkRuns(events)
+    expect(packed).toEqual(events)
+    expect(packed[2]).toBe(inherited)
+    Object.defineProperty(Object.prototype, 'polluted', { value: 1, enumerable: true, configurable: true, writable: true })
+    try {
+      const run = [ev(0, 0, text('a')), ev(1, 0, text('b')), ev(2, 0, text('c'))]
+      expect(packChunkRuns(run)).toHaveLength(1)
+    } finally {
+      delete (Object.prototype as { polluted?: unknown }).polluted
+    }
+  })
+
   it('S-134 round-trips negative gaps and splits a run on a gap beyond the safe range', () => {
     const events = [ev(0, 50, text('a')), ev(1, 20, text('b')), ev(2, 90, text('c')), ev(3, -5, text('d'))]
     const packed = packChunkRuns(events) as unknown as [{ data: { dt: number[] } }]
