@@ -86,7 +86,7 @@ function lastCompleteLine(fd: number, size: number, tail: Buffer): { start: numb
 }
 
 /**
- * Reads the ends of the file at `path` with synchronous reads (one for a file of at most 16 KiB, else `fstat` and
+ * Reads the ends of the file at `path` with synchronous reads (one for a file shorter than 16 KiB, else `fstat` and
  * a tail read: they are small, from the page cache, and an async round trip per read costs more than the read);
  * undefined when it does not exist.
  */
@@ -94,27 +94,39 @@ export function readFileEnds(path: string): FileEnds | undefined {
   const fd = openForReadIfExists(path)
   if (fd === undefined) return undefined
   try {
-    // `readAt` stops short only at end of file: a short first read is the whole file, and its length the size.
-    const head = readAt(fd, 0, HEAD_WINDOW, headScratch)
-    const whole = head.length < HEAD_WINDOW
-    const size = whole ? head.length : fstatSync(fd).size
+    // A regular file reads short only at its end: a first read shorter than the window is the whole file, its length
+    // the size, with no `fstat` and no second read to see end of file.
+    const first = readSync(fd, headScratch, 0, HEAD_WINDOW, 0)
+    if (first < HEAD_WINDOW) return wholeFileEnds(first)
+    const head = headScratch
+    const size = fstatSync(fd).size
     const length = Math.min(REVISION_TAIL, size)
-    let tail: Buffer
-    if (whole) {
-      tail = tailRegion(length)
-      // `set` copies natively; `Buffer#copy` costs more in argument handling than in moving 4 KiB.
-      tail.set(head.subarray(size - length, size))
-    } else {
-      tail = readAt(fd, size - length, length, tailRegion(length))
-    }
+    const tail = readAt(fd, size - length, length, tailRegion(length))
     const header = headerLine(fd, size, head)
-    const last = header === undefined ? undefined : lastCompleteLine(fd, size, whole ? head : tail)
+    const last = header === undefined ? undefined : lastCompleteLine(fd, size, tail)
     const lastLine = last === undefined || header === undefined ? undefined : last.start < header.end ? null : last.text
-    const line = size === 0 ? undefined : header === undefined ? { text: head.toString('utf8'), complete: false } : { text: header.text, complete: true }
+    const line = header === undefined ? { text: head.toString('utf8'), complete: false } : { text: header.text, complete: true }
     return { size, header: line, lastLine, tail }
   } finally {
     closeSync(fd)
   }
+}
+
+/** The ends of a file read whole into the first `size` bytes of the scratch (the common case: one read, no views). */
+function wholeFileEnds(size: number): FileEnds {
+  const length = Math.min(REVISION_TAIL, size)
+  const tail = tailRegion(length)
+  // `copy` moves the bytes natively without a view of the source range.
+  headScratch.copy(tail, 0, size - length, size)
+  if (size === 0) return { size, header: undefined, lastLine: undefined, tail }
+  // The scratch holds older bytes past `size`: a newline found there is not in this file.
+  const nl = headScratch.indexOf(10)
+  if (nl === -1 || nl >= size) return { size, header: { text: headScratch.toString('utf8', 0, size), complete: false }, lastLine: undefined, tail }
+  const header = { text: headScratch.toString('utf8', 0, nl), complete: true }
+  const end = headScratch.lastIndexOf(10, size - 1)
+  if (end === nl) return { size, header, lastLine: null, tail }
+  const before = headScratch.lastIndexOf(10, end - 1)
+  return { size, header, lastLine: headScratch.toString('utf8', before + 1, end), tail }
 }
 
 /**
@@ -136,6 +148,9 @@ export function lastEventOf(line: string, framing: Framing): { readonly seq: num
   }
   const decoded = decodeRecordValue(value)
   if (!decoded.ok) return { problem: `the last record does not decode: ${decoded.reason}` }
+  // A packed run is validated as a row (contiguous safe-integer seqs and times): its last member is read off it unbuilt.
+  const run = decoded.run
+  if (run !== undefined) return { seq: run.seq0 + run.length - 1, time: run.lastTime }
   const last = decoded.events[decoded.events.length - 1] as { seq?: unknown; time?: unknown } | undefined
   if (typeof last !== 'object' || last === null || !Number.isSafeInteger(last.seq) || !Number.isSafeInteger(last.time)) {
     return { problem: 'the last record has no safe-integer seq and time' }

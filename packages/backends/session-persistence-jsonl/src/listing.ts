@@ -10,7 +10,7 @@
 import { closeSync, readdirSync, readSync } from 'node:fs'
 import { dirname, join, sep } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import { assertSessionHeader, deepFreeze, isSupportedSessionFormat, SESSION_FORMAT_VERSION, type SessionHeader, type SessionId } from '@logbook/session'
+import { deepFreeze, isSupportedSessionFormat, parsedHeaderError, SESSION_FORMAT_VERSION, type SessionHeader } from '@logbook/session'
 import {
   compareSummaries,
   formatVersionError,
@@ -125,12 +125,9 @@ function decodeEnds(ends: FileEnds, file: string, projectDir: string, sessionDir
     return { problem: { location: file, ...(id === undefined ? {} : { sessionId: id }), error } }
   }
   if (head.problem !== undefined) return { problem: corrupt(file, id, head.problem) }
-  try {
-    assertSessionHeader(header, (id ?? sessionDir) as SessionId)
-  } catch (error) {
-    return { problem: corrupt(file, id, `invalid header: ${(error as Error).message}`, error) }
-  }
-  // Validated here; frozen only when a page returns it (the object is not reachable before that).
+  // A parse result is checked in place (no copy); frozen only when a page returns it (unreachable before that).
+  const invalid = parsedHeaderError(header, id ?? sessionDir)
+  if (invalid !== undefined) return { problem: corrupt(file, id, `invalid header: ${invalid.message}`, invalid) }
   const valid = header as unknown as SessionHeader
   let eventCount = 0
   let updatedAt = valid.createdAt
