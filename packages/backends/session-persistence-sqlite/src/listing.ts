@@ -5,7 +5,7 @@
  * rows it returns (plus any bad rows it skips), so a full walk costs one pass over the rows, not one per page.
  */
 
-import { assertSessionHeader, deepFreeze, isSupportedSessionFormat, SESSION_FORMAT_VERSION, SessionId, type SessionHeader } from '@logbook/session'
+import { deepFreeze, isSupportedSessionFormat, parsedHeaderError, SESSION_FORMAT_VERSION, type SessionHeader } from '@logbook/session'
 import {
   formatVersionError,
   headerColumnProblem,
@@ -57,12 +57,11 @@ function checkRow(row: SessionRow, location: string | undefined): SessionHeader 
   if (typeof version === 'number' && !isSupportedSessionFormat(version)) {
     return formatVersionError(row.id, version, SESSION_FORMAT_VERSION, location)
   }
+  // A parse result is checked in place (no copy, no throw); frozen only when a summary first holds it.
   const problem = headerColumnProblem(row, header)
-  try {
-    if (problem !== undefined) throw new Error(problem)
-    assertSessionHeader(header, SessionId(row.id))
-  } catch (error) {
-    const detail = (error as Error).message
+  const error = problem !== undefined ? new Error(problem) : parsedHeaderError(header, row.id)
+  if (error !== undefined) {
+    const detail = error.message
     return new SessionPersistenceCorruptionError(`session "${row.id}": ${detail}`, { sessionId: row.id, ...where, detail, cause: error })
   }
   return header as SessionHeader

@@ -141,13 +141,14 @@ export function snapshotHeader(value: unknown, id: SessionIdType): SessionHeader
 
 /**
  * Returns exactly the `SessionError` `assertSessionHeader(value, id)` would throw (01 §5.6: same checks, order, codes
- * and messages), or `undefined` when `value` is a valid header of session `id`, for a `value` that is a plain object
- * `JSON.parse` returned (or a rest-destructured copy of one). It is checked in place, with no copy and nothing
+ * and messages), or `undefined` when `value` is a valid header of session `id`, for a `value` that `JSON.parse`
+ * returned (or a rest-destructured copy of one). It is checked in place, with no copy and nothing
  * allocated when it passes: a parse result has plain prototypes, data properties and no shared references, so only
  * its numbers and depth can break lossless JSON (check 1). Nothing is frozen. Never throws.
  */
-export function parsedHeaderError(value: Record<string, unknown>, id: string): SessionError | undefined {
+export function parsedHeaderError(value: unknown, id: string): SessionError | undefined {
   if (!isValidSessionId(id)) return new SessionError('INVALID_SESSION_ID', `invalid session id "${printValue(id)}"`)
+  if (!isPlainObject(value)) return new SessionError('INVALID_HEADER', NOT_PLAIN)
   let unknown: string | undefined
   // One pass: check 1 (lossless numbers, depth) over every value, and check 2's first unknown key, reported after it.
   for (const k in value) {

@@ -136,6 +136,7 @@ describe('parsedHeaderError (01 §5.6, in place for JSON.parse output)', () => {
     '{"version":1,"id":"s1","createdAt":0,"origin":"x"}',
     '{"version":1,"id":"s1","createdAt":0,"delegationDepth":-0}',
     '{"version":1,"id":"s1","createdAt":0,"agentPreset":""}',
+    'null', '[]', '"header"', '7', '[{"version":1,"id":"s1","createdAt":0}]',
   ]
 
   const verdict = (run: () => unknown): [string, string] | 'valid' => {
@@ -155,7 +156,7 @@ describe('parsedHeaderError (01 §5.6, in place for JSON.parse output)', () => {
     for (const text of texts) {
       for (const sessionId of ['s1', 'a/b']) {
         const expected = verdict(() => { assertSessionHeader(JSON.parse(text), sessionId as typeof id) })
-        const got = verdict(() => parsedHeaderError(JSON.parse(text) as Record<string, unknown>, sessionId))
+        const got = verdict(() => parsedHeaderError(JSON.parse(text), sessionId))
         expect([text.slice(0, 120), sessionId, got]).toEqual([text.slice(0, 120), sessionId, expected])
         seen.add(expected === 'valid' ? 'valid' : expected[1])
       }
