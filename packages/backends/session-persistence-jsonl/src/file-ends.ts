@@ -1,6 +1,8 @@
 /**
  * Reads only the two ends of a session file (02 §5 "List"): the header line and the last complete line, found in
- * the last 4 KiB and widened up to 1 MiB. Listing and checkpoint reads use it instead of a full scan.
+ * the last 4 KiB and widened up to 1 MiB. Listing and checkpoint reads use it instead of a full scan. Nothing read is
+ * kept: a listing reads a returned item's last 4 KiB again for its revision (`readTailAt`), which costs less than
+ * keeping every file's tail in fresh memory (a page fault per file).
  */
 import { closeSync, fstatSync, readSync } from 'node:fs'
 import { decodeRecordValue } from '@logbook/session-persistence'
@@ -19,33 +21,17 @@ export interface FileEnds {
   readonly header: HeaderLine | undefined
   /** The last complete line after the header; `null` when the header is the last complete line. */
   readonly lastLine: string | null | undefined
-  /** The last min(4096, size) bytes, for the revision (a view of a shared slab: `tail.buffer` may hold others' tails). */
-  readonly tail: Buffer
 }
 
 /**
- * The first read takes this much: a file no longer than it is read whole in one call (no `fstat`, no second read),
+ * The first read takes this much: a file shorter than it is read whole in one call (no `fstat`, no second read),
  * and a larger one's header line almost always falls within it.
  */
 const HEAD_WINDOW = 4 * REVISION_TAIL
-/** Scratch for the first read; everything taken from it is decoded or copied before the next file is read. */
+/** Scratch for the first read; everything taken from it is decoded before the next file is read. */
 const headScratch = Buffer.allocUnsafe(HEAD_WINDOW)
-
-/** Tails are carved from append-only slabs (never reused): one allocation per 16 files instead of one per file. */
-const SLAB = 16 * REVISION_TAIL
-let slab = Buffer.allocUnsafeSlow(SLAB)
-let slabUsed = 0
-
-/** A fresh region of `length` ≤ 4096 bytes that no other caller is given. */
-function tailRegion(length: number): Buffer {
-  if (slabUsed + length > SLAB) {
-    slab = Buffer.allocUnsafeSlow(SLAB)
-    slabUsed = 0
-  }
-  const region = slab.subarray(slabUsed, slabUsed + length)
-  slabUsed += length
-  return region
-}
+/** Scratch for a tail read; what is taken from it is decoded or hashed before the next read. */
+const tailScratch = Buffer.allocUnsafe(REVISION_TAIL)
 
 function readAt(fd: number, start: number, length: number, into?: Buffer): Buffer {
   const buffer = into ?? Buffer.allocUnsafe(length)
@@ -55,7 +41,7 @@ function readAt(fd: number, start: number, length: number, into?: Buffer): Buffe
     if (n === 0) break
     done += n
   }
-  return done === length ? buffer : buffer.subarray(0, done)
+  return done === buffer.length ? buffer : buffer.subarray(0, done)
 }
 
 /** The header line and the offset just past its newline, widening from the first 4 KiB up to 1 MiB. */
@@ -86,7 +72,7 @@ function lastCompleteLine(fd: number, size: number, tail: Buffer): { start: numb
 }
 
 /**
- * Reads the ends of the file at `path` with synchronous reads (one for a file of at most 16 KiB, else `fstat` and
+ * Reads the ends of the file at `path` with synchronous reads (one for a file shorter than 16 KiB, else `fstat` and
  * a tail read: they are small, from the page cache, and an async round trip per read costs more than the read);
  * undefined when it does not exist.
  */
@@ -94,24 +80,47 @@ export function readFileEnds(path: string): FileEnds | undefined {
   const fd = openForReadIfExists(path)
   if (fd === undefined) return undefined
   try {
-    // `readAt` stops short only at end of file: a short first read is the whole file, and its length the size.
-    const head = readAt(fd, 0, HEAD_WINDOW, headScratch)
-    const whole = head.length < HEAD_WINDOW
-    const size = whole ? head.length : fstatSync(fd).size
+    // A regular file reads short only at its end: a first read shorter than the window is the whole file, its length
+    // the size, with no `fstat` and no second read to see end of file.
+    const first = readSync(fd, headScratch, 0, HEAD_WINDOW, 0)
+    if (first < HEAD_WINDOW) return wholeFileEnds(first)
+    const head = headScratch
+    const size = fstatSync(fd).size
     const length = Math.min(REVISION_TAIL, size)
-    let tail: Buffer
-    if (whole) {
-      tail = tailRegion(length)
-      // `set` copies natively; `Buffer#copy` costs more in argument handling than in moving 4 KiB.
-      tail.set(head.subarray(size - length, size))
-    } else {
-      tail = readAt(fd, size - length, length, tailRegion(length))
-    }
+    const tail = readAt(fd, size - length, length, tailScratch)
     const header = headerLine(fd, size, head)
-    const last = header === undefined ? undefined : lastCompleteLine(fd, size, whole ? head : tail)
+    const last = header === undefined ? undefined : lastCompleteLine(fd, size, tail)
     const lastLine = last === undefined || header === undefined ? undefined : last.start < header.end ? null : last.text
-    const line = size === 0 ? undefined : header === undefined ? { text: head.toString('utf8'), complete: false } : { text: header.text, complete: true }
-    return { size, header: line, lastLine, tail }
+    const line = header === undefined ? { text: head.toString('utf8'), complete: false } : { text: header.text, complete: true }
+    return { size, header: line, lastLine }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** The ends of a file read whole into the first `size` bytes of the scratch (the common case: one read, no views). */
+function wholeFileEnds(size: number): FileEnds {
+  if (size === 0) return { size, header: undefined, lastLine: undefined }
+  // The scratch holds older bytes past `size`: a newline found there is not in this file.
+  const nl = headScratch.indexOf(10)
+  if (nl === -1 || nl >= size) return { size, header: { text: headScratch.toString('utf8', 0, size), complete: false }, lastLine: undefined }
+  const header = { text: headScratch.toString('utf8', 0, nl), complete: true }
+  const end = headScratch.lastIndexOf(10, size - 1)
+  if (end === nl) return { size, header, lastLine: null }
+  const before = headScratch.lastIndexOf(10, end - 1)
+  return { size, header, lastLine: headScratch.toString('utf8', before + 1, end) }
+}
+
+/**
+ * The last min(4096, `size`) bytes of the file at `path` as they were at `size` (bytes an append leaves in place), in
+ * a scratch valid until the next read here; shorter when the file has shrunk since, undefined when it is gone.
+ */
+export function readTailAt(path: string, size: number): Buffer | undefined {
+  const fd = openForReadIfExists(path)
+  if (fd === undefined) return undefined
+  try {
+    const length = Math.min(REVISION_TAIL, size)
+    return readAt(fd, size - length, length, tailScratch)
   } finally {
     closeSync(fd)
   }
@@ -136,6 +145,9 @@ export function lastEventOf(line: string, framing: Framing): { readonly seq: num
   }
   const decoded = decodeRecordValue(value)
   if (!decoded.ok) return { problem: `the last record does not decode: ${decoded.reason}` }
+  // A packed run is validated as a row (contiguous safe-integer seqs and times): its last member is read off it unbuilt.
+  const run = decoded.run
+  if (run !== undefined) return { seq: run.seq0 + run.length - 1, time: run.lastTime }
   const last = decoded.events[decoded.events.length - 1] as { seq?: unknown; time?: unknown } | undefined
   if (typeof last !== 'object' || last === null || !Number.isSafeInteger(last.seq) || !Number.isSafeInteger(last.time)) {
     return { problem: 'the last record has no safe-integer seq and time' }

@@ -8,7 +8,7 @@
 import type { SessionHeader } from '@logbook/session'
 import { recordChecksum, SessionFormatUnsupportedError } from '@logbook/session-persistence'
 import { CURRENT_FRAMING, frameLine, LEGACY_FRAMING, unframeText, type Framing } from './framing.ts'
-import { encodeId, projectKey } from './layout.ts'
+import { isEncodedAs, projectKey } from './layout.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -85,23 +85,24 @@ export function decodeHeaderLine(line: HeaderLine | undefined, at: FoundAt): Dec
     header,
     incarnation: validIncarnation,
     framing,
-    problem: newer === undefined ? headerLineProblem(type, incarnation, declared, framing, header, at) : undefined,
+    problem: newer === undefined ? headerLineProblem(type, validIncarnation, declared, framing, header, at) : undefined,
     defect: undefined,
     newerFraming: newer,
   }
 }
 
+/** `validIncarnation` is the stored incarnation when it is a UUID, else `''`. */
 function headerLineProblem(
-  type: unknown, incarnation: unknown, declared: unknown, framing: Framing, header: Record<string, unknown>, at: FoundAt,
+  type: unknown, validIncarnation: string, declared: unknown, framing: Framing, header: Record<string, unknown>, at: FoundAt,
 ): string | undefined {
   if (type !== 'session') return `header type must be "session", got ${JSON.stringify(type) ?? 'nothing'}`
-  if (typeof incarnation !== 'string' || !UUID.test(incarnation)) return 'header incarnation must be a UUID'
+  if (validIncarnation === '') return 'header incarnation must be a UUID'
   if (framing === LEGACY_FRAMING && declared !== undefined) return 'a header with a framing field needs its checksum prefix'
   if (framing === CURRENT_FRAMING && declared !== CURRENT_FRAMING) {
     return `header framing must be ${CURRENT_FRAMING}, got ${JSON.stringify(declared) ?? 'nothing'}`
   }
   const { id, cwd } = header
-  if (typeof id === 'string' && encodeId(id) !== at.sessionDir) {
+  if (typeof id === 'string' && !isEncodedAs(id, at.sessionDir)) {
     return `header id "${id}" does not match directory ${at.sessionDir}`
   }
   if ((cwd === undefined || typeof cwd === 'string') && projectKey(cwd) !== at.projectDir) {

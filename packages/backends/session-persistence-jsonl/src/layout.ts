@@ -74,6 +74,15 @@ export function encodeId(id: string): string {
 }
 
 /**
+ * True iff `encodeId(id) === name`, without building the encoding in the usual case: an id already its own encoding
+ * (at most 64 characters, no uppercase letter: `toLowerCase` keeps it) is compared directly.
+ */
+export function isEncodedAs(id: string, name: string): boolean {
+  if (id === name && id.length <= MAX_ENCODED_ID && id.toLowerCase() === id) return true
+  return encodeId(id) === name
+}
+
+/**
  * The id an encoded directory name stands for, when the name holds it whole (`~x` → `X`); `undefined` for a hashed
  * long id (`~~`) or a name `encodeId` never produces.
  */

@@ -1,16 +1,17 @@
 /**
  * `list` (02 §1.3, §5 "List"): summaries from the two ends of each session file, filtered, ordered by `updatedAt`
  * descending then id bytes ascending, paged by keyset. The latest scan is kept, and a page whose cursor it issued is
- * served from it, so a full walk reads each file once. Files are read synchronously in slices of
+ * served from it, so a full walk reads each file's ends once. Files are read synchronously in slices of
  * `SLICE` sessions with a yield to the event loop between slices; revisions are computed only for the items a page
- * returns, from the tail bytes the scan read (kept up to `TAIL_BUDGET` bytes per scan; past it, read again). Every
+ * returns, from their last 4 KiB read again at the size the scan saw (a kept copy of every tail would cost a page
+ * fault per file in a fresh process, more than one small read per returned item). Every
  * scan reads every file's ends; what they decode to (header checks, last record) is memoised by the exact lines read,
  * so a repeated listing skips the parse and the checks of unchanged files and can never serve a changed one.
  */
-import { closeSync, readdirSync, readSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { dirname, join, sep } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import { assertSessionHeader, deepFreeze, isSupportedSessionFormat, SESSION_FORMAT_VERSION, type SessionHeader, type SessionId } from '@logbook/session'
+import { deepFreeze, isSupportedSessionFormat, parsedHeaderError, SESSION_FORMAT_VERSION, type SessionHeader } from '@logbook/session'
 import {
   compareSummaries,
   formatVersionError,
@@ -23,19 +24,17 @@ import {
   type ListProblem,
   type SessionSummary,
 } from '@logbook/session-persistence'
-import { lastEventOf, readFileEnds, type FileEnds } from './file-ends.ts'
+import { lastEventOf, readFileEnds, readTailAt, type FileEnds } from './file-ends.ts'
 import { storeError } from './errors.ts'
 import { CURRENT_FRAMING } from './framing.ts'
 import { decodeHeaderLine, newerFramingError } from './header-line.ts'
-import { errnoCode, openForReadIfExists } from './io.ts'
+import { errnoCode } from './io.ts'
 import { decodeId, isReservedName, projectKey, SESSION_FILE } from './layout.ts'
-import { REVISION_TAIL, revisionOf } from './revision.ts'
+import { revisionOf } from './revision.ts'
 import type { JsonlStore } from './store.ts'
 
 /** Sessions read per synchronous slice. */
 const SLICE = 64
-/** Tail slab bytes one kept scan may pin for later revisions (16 MiB: at least 4,096 sessions of 4 KiB). */
-const TAIL_BUDGET = 16 * 1024 * 1024
 
 /** What the ends of one session file decode to: a pure function of its header line, last line and path. */
 interface Decoded {
@@ -50,9 +49,8 @@ interface Decoded {
 /** A listed session whose revision is computed when a page first returns it. */
 interface Listed extends Decoded {
   readonly file: string
+  /** The size the scan read. */
   readonly size: number
-  /** The last min(4096, size) bytes as the scan read them, or undefined past the scan's tail budget. */
-  tail: Buffer | undefined
   summary: SessionSummary | undefined
 }
 
@@ -106,7 +104,7 @@ function summarise(file: string, projectDir: string, sessionDir: string, memo: L
   if ('problem' in entry) return entry
   const { id, updatedAt, header, eventCount, incarnation } = entry.decoded
   // One literal shape for every entry: the sort and the page search compare these objects in a hot loop.
-  return { listed: { id, updatedAt, header, eventCount, incarnation, file, size: ends.size, tail: ends.tail, summary: undefined } }
+  return { listed: { id, updatedAt, header, eventCount, incarnation, file, size: ends.size, summary: undefined } }
 }
 
 /** What the ends of the file at `file` say: its checked header, event count and update time, or the problem. */
@@ -125,12 +123,9 @@ function decodeEnds(ends: FileEnds, file: string, projectDir: string, sessionDir
     return { problem: { location: file, ...(id === undefined ? {} : { sessionId: id }), error } }
   }
   if (head.problem !== undefined) return { problem: corrupt(file, id, head.problem) }
-  try {
-    assertSessionHeader(header, (id ?? sessionDir) as SessionId)
-  } catch (error) {
-    return { problem: corrupt(file, id, `invalid header: ${(error as Error).message}`, error) }
-  }
-  // Validated here; frozen only when a page returns it (the object is not reachable before that).
+  // A parse result is checked in place (no copy); frozen only when a page returns it (unreachable before that).
+  const invalid = parsedHeaderError(header, id ?? sessionDir)
+  if (invalid !== undefined) return { problem: corrupt(file, id, `invalid header: ${invalid.message}`, invalid) }
   const valid = header as unknown as SessionHeader
   let eventCount = 0
   let updatedAt = valid.createdAt
@@ -145,34 +140,17 @@ function decodeEnds(ends: FileEnds, file: string, projectDir: string, sessionDir
 }
 
 /**
- * The summary of `listed`, its revision hashed from the tail the scan read (the state it summarised); without a kept
- * tail, read again from the last 4 KiB of the size seen by the scan, undefined when the file was deleted since (a
- * session changed between pages may be skipped, 02 §1.3).
+ * The summary of `listed`, its revision hashed from its last 4 KiB at the size the scan saw (an append since leaves
+ * them as they were); undefined when the file was deleted since (a session changed between pages may be skipped,
+ * 02 §1.3).
  */
 function summaryOf(listed: Listed, storeId: string): SessionSummary | undefined {
   if (listed.summary !== undefined) return listed.summary
+  const tail = readTailAt(listed.file, listed.size)
+  if (tail === undefined) return undefined
   const { id, eventCount, updatedAt, file } = listed
   // A header is frozen whole by the first page that returns it; later scans share the frozen object.
   const header = Object.isFrozen(listed.header) ? listed.header : deepFreeze(listed.header)
-  if (listed.tail !== undefined) {
-    listed.summary = { id, header, eventCount, updatedAt, revision: revisionOf(storeId, listed.incarnation, listed.size, listed.tail), location: file }
-    listed.tail = undefined
-    return listed.summary
-  }
-  const length = Math.min(REVISION_TAIL, listed.size)
-  const tail = Buffer.allocUnsafe(length)
-  const fd = openForReadIfExists(listed.file)
-  if (fd === undefined) return undefined
-  try {
-    let done = 0
-    while (done < length) {
-      const n = readSync(fd, tail, done, length - done, listed.size - length + done)
-      if (n === 0) break
-      done += n
-    }
-  } finally {
-    closeSync(fd)
-  }
   listed.summary = { id, header, eventCount, updatedAt, revision: revisionOf(storeId, listed.incarnation, listed.size, tail), location: file }
   return listed.summary
 }
@@ -266,9 +244,6 @@ export class Lister {
     const copies = new Map<string, number>()
     for (const c of candidates) copies.set(c.sessionDir, (copies.get(c.sessionDir) ?? 0) + 1)
     const items: Listed[] = []
-    // Budget by the slabs the kept tails pin, not their own bytes, so filtered-out neighbours cannot multiply it.
-    const pinned = new Set<ArrayBufferLike>()
-    let pinnedBytes = 0
     for (let i = 0; i < candidates.length; i++) {
       if (i > 0 && i % SLICE === 0) await yieldToLoop()
       const c = candidates[i]!
@@ -280,15 +255,6 @@ export class Lister {
       } else if ('problem' in entry) {
         problems.push(entry.problem)
       } else if (matchesQuery(entry.listed as unknown as SessionSummary, filters)) {
-        const slab = entry.listed.tail?.buffer
-        if (slab !== undefined && !pinned.has(slab)) {
-          if (pinnedBytes + slab.byteLength <= TAIL_BUDGET) {
-            pinned.add(slab)
-            pinnedBytes += slab.byteLength
-          } else {
-            entry.listed.tail = undefined
-          }
-        }
         items.push(entry.listed)
       }
     }

@@ -3,7 +3,7 @@ import { cp, mkdir, readdir, readFile, stat, writeFile, appendFile } from 'node:
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { PREFIX_BYTES } from '../src/framing.ts'
-import { encodeId, projectKey } from '../src/layout.ts'
+import { encodeId, isEncodedAs, projectKey } from '../src/layout.ts'
 import { jsonlDamage } from './damage.ts'
 import { ev, hdr, openTurnWithChunks, turns } from './events.ts'
 import { JsonlApp, tempRoot } from './mount.ts'
@@ -168,5 +168,18 @@ describe('P-100 packing', () => {
     for (const id of ['plain', 'packed', 'mixed']) {
       expect(await (await reader.persistence.open(id, 'read')).read(), id).toEqual(events)
     }
+  })
+})
+
+describe('P-175 a header id is checked against its directory name', () => {
+  it('P-175 isEncodedAs(id, name) is encodeId(id) === name, for ids with and without capitals and for long ids', () => {
+    const ids = ['a', 'abc.d-e_f', 'Abc', 'aBC', 'x'.repeat(64), 'x'.repeat(65), `A${'x'.repeat(63)}`, 'é', 'É', 'ſ']
+    for (const id of ids) {
+      for (const name of new Set([id, encodeId(id), id.toLowerCase(), `${id}~`])) {
+        expect([id, name, isEncodedAs(id, name)]).toEqual([id, name, encodeId(id) === name])
+      }
+    }
+    expect(isEncodedAs('Abc', 'Abc')).toBe(false)
+    expect(isEncodedAs('x'.repeat(65), 'x'.repeat(65))).toBe(false)
   })
 })

@@ -6,7 +6,7 @@
  * scan of `limit + 1` rows at a time, and headers an earlier listing checked come from the backend's memo while their
  * stored values (and the last record) are unchanged.
  */
-import { assertSessionHeader, deepFreeze, isSupportedSessionFormat, SESSION_FORMAT_VERSION, SessionId, type SessionHeader } from '@logbook/session'
+import { deepFreeze, isSupportedSessionFormat, parsedHeaderError, SESSION_FORMAT_VERSION, type SessionHeader } from '@logbook/session'
 import {
   formatVersionError,
   headerColumnProblem,
@@ -49,12 +49,11 @@ function checkRow(row: ListRow): SessionHeader | Error {
   }
   const version = (header as { version?: unknown } | null)?.version
   if (typeof version === 'number' && !isSupportedSessionFormat(version)) return formatVersionError(row.id, version, SESSION_FORMAT_VERSION)
-  try {
-    const problem = headerColumnProblem(row, header)
-    if (problem !== undefined) throw new Error(problem)
-    assertSessionHeader(header, SessionId(row.id))
-  } catch (error) {
-    const detail = (error as Error).message
+  // A parse result is checked in place (no copy, no throw); frozen only when a page first returns it.
+  const problem = headerColumnProblem(row, header)
+  const error = problem !== undefined ? new Error(problem) : parsedHeaderError(header, row.id)
+  if (error !== undefined) {
+    const detail = error.message
     return new SessionPersistenceCorruptionError(`session "${row.id}": ${detail}`, { sessionId: row.id, detail, cause: error })
   }
   return header as SessionHeader

@@ -89,3 +89,48 @@ describe('listing', () => {
     ])
   })
 })
+
+describe('P-176 a listing reads each row by column position', () => {
+  it('P-176 every summary field comes from its own column, on the first page and on later pages; headers are deep-frozen', async () => {
+    const ids = ['a', 'b', 'c', 'd', 'e']
+    const { backend, path } = await storeWith(ids, i => 1_700_000_001_000 + i * 1000)
+    const db = new Database(path)
+    // Distinct values per column, so a value read from a neighbouring column cannot pass.
+    db.prepare("UPDATE logbook_sessions SET next_seq = next_seq + 100 * rowid, revision = revision + 1000 * rowid").run()
+    const rows = db.prepare('SELECT id, incarnation, next_seq, updated_at, revision, header FROM logbook_sessions').all() as
+      { id: string; incarnation: string; next_seq: number; updated_at: number; revision: number; header: string }[]
+    db.close()
+    const expected = new Map(rows.map(r => [r.id, [r.next_seq, r.updated_at, r.incarnation, r.revision, JSON.parse(r.header)]]))
+    const seen: string[] = []
+    let page = await backend.list({ limit: 2 }, signal)
+    for (;;) {
+      for (const s of page.items) {
+        seen.push(s.id)
+        const [nextSeq, updatedAt, incarnation, revision, stored] = expected.get(s.id)!
+        expect([s.eventCount, s.updatedAt, s.header]).toEqual([nextSeq, updatedAt, stored])
+        expect(s.revision).toMatch(new RegExp(`^sqlite:[^:]+:${incarnation as string}:${revision as number}$`))
+        expect(Object.isFrozen(s.header)).toBe(true)
+      }
+      if (!page.hasMore) break
+      const last = page.items.at(-1)!
+      page = await backend.list({ limit: 2, after: { updatedAt: last.updatedAt, id: last.id } }, signal)
+    }
+    expect(seen).toEqual(['e', 'd', 'c', 'b', 'a'])
+  })
+
+  it('P-176 a header failing 01 §5.6 under a valid checksum, and a column that disagrees with the header, are problems with their messages', async () => {
+    const { backend, path } = await storeWith(['a', 'b', 'c'], i => 1_700_000_001_000 + i)
+    const db = new Database(path)
+    const bad = JSON.stringify({ ...header('a'), zz: 1 })
+    db.prepare("UPDATE logbook_sessions SET header = ?, crc = ? WHERE id = 'a'").run(bad, recordChecksum(bad))
+    db.prepare("UPDATE logbook_sessions SET cwd = '/elsewhere' WHERE id = 'b'").run()
+    db.close()
+    const page = await backend.list({ limit: 50 }, signal)
+    expect(page.items.map(s => s.id)).toEqual(['c'])
+    expect(page.problems.map(p => [p.sessionId, (p.error as { code?: string }).code, p.error.message])).toEqual([
+      ['b', 'SESSION_CORRUPT', 'session "b": header column cwd ("/elsewhere") differs from the header JSON ("/home/user/app")'],
+      ['a', 'SESSION_CORRUPT', 'session "a": session header has unknown field "zz"'],
+    ])
+    expect((page.problems[1]!.error as Error & { cause?: { code?: string } }).cause?.code).toBe('INVALID_HEADER')
+  })
+})

@@ -1,7 +1,7 @@
 /** Identifiers (01 §1.1) and the session header validator (01 §5.6). */
 import { posix, win32 } from 'node:path'
 import { printValue, SessionError } from './errors.ts'
-import { NOT_JSON, snapshotFrozen } from './json.ts'
+import { checkParsedNumbers, isLosslessScalar, NOT_JSON, snapshotFrozen } from './json.ts'
 import type { CallId as CallIdType, MessageId as MessageIdType, SessionHeader, SessionId as SessionIdType } from './types.ts'
 
 /** The session format version stamped into new headers; the newest this build reads (01 §2.4). */
@@ -61,9 +61,17 @@ function importProblem(source: unknown): string | undefined {
   return undefined
 }
 
+const NOT_PLAIN = 'session header must be a plain object'
+const unknownField = (k: string): string => `session header has unknown field "${k}"`
+
 /** The 01 §5.6 message of the first check (2–15) a lossless-JSON plain-object header fails, or `undefined`. */
 function headerProblem(h: Record<string, unknown>, id: string): string | undefined {
-  for (const k of Object.keys(h)) if (!HEADER_FIELDS.has(k)) return `session header has unknown field "${k}"`
+  for (const k of Object.keys(h)) if (!HEADER_FIELDS.has(k)) return unknownField(k)
+  return fieldProblem(h, id)
+}
+
+/** The 01 §5.6 message of the first of checks 3–15 a lossless-JSON plain-object header fails, or `undefined`. */
+function fieldProblem(h: Record<string, unknown>, id: string): string | undefined {
   if (!isSupportedSessionFormat(h.version)) {
     return `session header version must be ${SUPPORTED_SESSION_FORMAT_VERSIONS.join(' or ')}, got ${String(h.version)}`
   }
@@ -125,8 +133,31 @@ export function assertSessionHeader(value: unknown, id: SessionIdType): asserts 
 export function snapshotHeader(value: unknown, id: SessionIdType): SessionHeader {
   assertSessionId(id)
   const copy = snapshotFrozen(value, 1)
-  if (copy === NOT_JSON || !isPlainObject(copy)) throw new SessionError('INVALID_HEADER', 'session header must be a plain object')
+  if (copy === NOT_JSON || !isPlainObject(copy)) throw new SessionError('INVALID_HEADER', NOT_PLAIN)
   const problem = headerProblem(copy, id)
   if (problem !== undefined) throw new SessionError('INVALID_HEADER', problem)
   return copy as unknown as SessionHeader
+}
+
+/**
+ * Returns exactly the `SessionError` `assertSessionHeader(value, id)` would throw (01 §5.6: same checks, order, codes
+ * and messages), or `undefined` when `value` is a valid header of session `id`, for a `value` that `JSON.parse`
+ * returned (or a rest-destructured copy of one). It is checked in place, with no copy and nothing
+ * allocated when it passes: a parse result has plain prototypes, data properties and no shared references, so only
+ * its numbers and depth can break lossless JSON (check 1). Nothing is frozen. Never throws.
+ */
+export function parsedHeaderError(value: unknown, id: string): SessionError | undefined {
+  if (!isValidSessionId(id)) return new SessionError('INVALID_SESSION_ID', `invalid session id "${printValue(id)}"`)
+  if (!isPlainObject(value)) return new SessionError('INVALID_HEADER', NOT_PLAIN)
+  let unknown: string | undefined
+  // One pass: check 1 (lossless numbers, depth) over every value, and check 2's first unknown key, reported after it.
+  for (const k in value) {
+    const v = value[k]
+    if (typeof v === 'number' ? !isLosslessScalar(v) : typeof v === 'object' && v !== null && !checkParsedNumbers(v, 2)) {
+      return new SessionError('INVALID_HEADER', NOT_PLAIN)
+    }
+    if (unknown === undefined && !HEADER_FIELDS.has(k)) unknown = k
+  }
+  const problem = unknown !== undefined ? unknownField(unknown) : fieldProblem(value, id)
+  return problem === undefined ? undefined : new SessionError('INVALID_HEADER', problem)
 }

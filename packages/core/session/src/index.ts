@@ -33,7 +33,8 @@ export type { DeliveryFailure, FailureSink } from './contain.ts'
 export { deepFreeze, isJsonValue, snapshotJsonValue } from './json.ts'
 export { jsonValueProblem, type JsonValueProblem } from './json-problem.ts'
 export {
-  assertSessionHeader, isSupportedSessionFormat, isValidSessionId, SESSION_FORMAT_VERSION, SUPPORTED_SESSION_FORMAT_VERSIONS,
+  assertSessionHeader, isSupportedSessionFormat, isValidSessionId, parsedHeaderError, SESSION_FORMAT_VERSION,
+  SUPPORTED_SESSION_FORMAT_VERSIONS,
 } from './header.ts'
 export { assertSessionEvent } from './validate.ts'
 export { CORE_SESSION_EVENT_TYPES, isSurfaceType } from './vocabulary.ts'

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { SessionError } from '../src/errors.ts'
 import {
-  assertSessionHeader, CallId, isValidSessionId, MessageId, SESSION_FORMAT_VERSION, SessionId, snapshotHeader,
+  assertSessionHeader, CallId, isValidSessionId, MessageId, parsedHeaderError, SESSION_FORMAT_VERSION, SessionId,
+  snapshotHeader,
 } from '../src/header.ts'
 
 const id = SessionId('s1')
@@ -103,5 +104,73 @@ describe('header validation (01 §5.6)', () => {
     expect(Object.isFrozen(copy)).toBe(true)
     const nullProto = Object.assign(Object.create(null) as object, base)
     expect(Object.getPrototypeOf(snapshotHeader(nullProto, id))).toBe(Object.prototype)
+  })
+})
+
+describe('parsedHeaderError (01 §5.6, in place for JSON.parse output)', () => {
+  const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth)
+  const texts = [
+    '{"version":1,"id":"s1","createdAt":0}',
+    '{"version":2,"id":"s1","createdAt":5,"cwd":"/home/user","parentSession":"p","isSeeded":true,"seedLength":0,'
+      + '"origin":"subagent","delegationDepth":2,"agentPreset":"x","importedFrom":{"tool":"t","file":"f"}}',
+    '{"version":1,"id":"s1","createdAt":-0}',
+    '{"version":1,"id":"s1","createdAt":1e400}',
+    '{"version":1,"id":"s1","createdAt":0,"extra":-0}',
+    '{"extra":1,"version":1,"id":"s1","createdAt":-0}',
+    '{"zz":1,"yy":2,"version":2,"id":"x"}',
+    '{"version":1,"id":"s1","createdAt":0,"__proto__":{"a":1}}',
+    '{"version":1,"id":"s1","createdAt":0,"importedFrom":{"tool":"t","n":[-0]}}',
+    '{"version":1,"id":"s1","createdAt":0,"importedFrom":{"tool":"t","n":1}}',
+    '{"version":1,"id":"s1","createdAt":0,"importedFrom":[]}',
+    '{"version":1,"id":"s1","createdAt":0,"importedFrom":{"file":"f"}}',
+    `{"version":1,"id":"s1","createdAt":0,"deep":${nested(999)}}`,
+    `{"version":1,"id":"s1","createdAt":0,"deep":${nested(1000)}}`,
+    '{"version":3,"id":"s1","createdAt":-1}',
+    '{"version":1,"id":"s2","createdAt":0}',
+    '{"version":1,"id":"s1","createdAt":1.5}',
+    '{"version":1,"id":"s1","createdAt":0,"cwd":"rel","origin":"x"}',
+    '{"version":1,"id":"s1","createdAt":0,"parentSession":"a/b"}',
+    '{"version":1,"id":"s1","createdAt":0,"isSeeded":"yes"}',
+    '{"version":1,"id":"s1","createdAt":0,"isSeeded":true,"seedLength":1}',
+    '{"version":1,"id":"s1","createdAt":0,"seedLength":1}',
+    '{"version":1,"id":"s1","createdAt":0,"origin":"x"}',
+    '{"version":1,"id":"s1","createdAt":0,"delegationDepth":-0}',
+    '{"version":1,"id":"s1","createdAt":0,"agentPreset":""}',
+    'null', '[]', '"header"', '7', '[{"version":1,"id":"s1","createdAt":0}]',
+  ]
+
+  const verdict = (run: () => unknown): [string, string] | 'valid' => {
+    try {
+      const error = run()
+      if (error === undefined) return 'valid'
+      expect(error).toBeInstanceOf(SessionError)
+      return [(error as SessionError).code, (error as SessionError).message]
+    } catch (error) {
+      expect(error).toBeInstanceOf(SessionError)
+      return [(error as SessionError).code, (error as SessionError).message]
+    }
+  }
+
+  it('S-084 S-086 gives every parsed header the code and message assertSessionHeader gives it, in the same order', () => {
+    const seen = new Set<string>()
+    for (const text of texts) {
+      for (const sessionId of ['s1', 'a/b']) {
+        const expected = verdict(() => { assertSessionHeader(JSON.parse(text), sessionId as typeof id) })
+        const got = verdict(() => parsedHeaderError(JSON.parse(text), sessionId))
+        expect([text.slice(0, 120), sessionId, got]).toEqual([text.slice(0, 120), sessionId, expected])
+        seen.add(expected === 'valid' ? 'valid' : expected[1])
+      }
+    }
+    // The corpus reaches check 1 by -0, by an overflowing number and by depth, and most later checks.
+    expect(verdict(() => parsedHeaderError(JSON.parse(texts[13]!) as Record<string, unknown>, 's1'))).toEqual(['INVALID_HEADER', 'session header must be a plain object'])
+    expect(verdict(() => parsedHeaderError(JSON.parse(texts[12]!) as Record<string, unknown>, 's1'))).toEqual(['INVALID_HEADER', 'session header has unknown field "deep"'])
+    expect(seen.size).toBeGreaterThanOrEqual(18)
+  })
+
+  it('S-085 validates in place: the parsed object is neither copied nor frozen', () => {
+    const value = JSON.parse('{"version":1,"id":"s1","createdAt":0,"importedFrom":{"tool":"t"}}') as Record<string, unknown>
+    expect(parsedHeaderError(value, 's1')).toBeUndefined()
+    expect(Object.isFrozen(value)).toBe(false)
+    expect(Object.isFrozen(value.importedFrom)).toBe(false)
   })
 })
