@@ -12,7 +12,6 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const isSafeInt = Number.isSafeInteger as (v: unknown) => v is number
 const isArray = Array.isArray
 
-
 /**
  * True only for a valid `assistant/chunk` payload whose chunk is a `text-delta`, `reasoning-delta` or
  * `tool-call-delta` (the same rules as the table, checked with direct reads). Anything else, valid or not, returns
@@ -53,8 +52,11 @@ export function isDeltaPosition(turn: unknown, step: unknown, index: unknown): b
   return isPositiveInt(turn) && isPositiveInt(step) && isSafeInt(index) && index >= 0
 }
 
-/** How many keys a for-in over `v` visits (as the table's unknown-key check counts them). */
-function forInCount(v: Obj): number {
+/**
+ * @internal How many keys a for-in over `v` visits: its own keys, plus any enumerable key a polluted prototype adds.
+ * The table's unknown-key check and the fast paths count with this one function, so they count alike.
+ */
+export function forInCount(v: Obj): number {
   let n = 0
   for (const _ in v) n++
   return n

@@ -6,7 +6,7 @@
  * failure); `payloadProblem` prefixes `event "<type>": data`. Payloads reaching a checker are already lossless JSON.
  * The common payloads of a turn are first tried by direct reads (`payload-fast-path.ts`), which only ever accept.
  */
-import { isPlainPayload } from './payload-fast-path.ts'
+import { forInCount, isPlainPayload } from './payload-fast-path.ts'
 import type { CoreEventType } from './vocabulary.ts'
 
 type Check = (v: unknown) => string | undefined
@@ -47,13 +47,6 @@ function arrayOf(element: Check, nonEmptyArray = false): Check {
   }
 }
 
-/** The number of keys a for-in over `v` visits: its own keys, plus any enumerable key a polluted prototype adds. */
-function enumerableKeyCount(v: Obj): number {
-  let n = 0
-  for (const _ in v) n++
-  return n
-}
-
 interface Field { readonly key: string; readonly check: Check; readonly optional: boolean }
 /** A field spec: `['key', check]` is required, `['key?', check]` optional. */
 type FieldSpec = readonly [string, Check]
@@ -86,7 +79,7 @@ function obj(specs: readonly FieldSpec[], options: ObjOptions = {}): Check {
       if (p !== undefined) return p
     }
     // for-in counts without allocating; only a mismatch lists the own keys to name the first unknown one.
-    if (!open && enumerableKeyCount(v) !== present) {
+    if (!open && forInCount(v) !== present) {
       for (const k of Object.keys(v)) if (!known.has(k)) return `.${k} is not allowed`
     }
     return undefined
