@@ -27,6 +27,7 @@ export interface BoundState {
   token: LockToken | undefined
   /** The durable cursor. */
   cursor: number
+  /** The revision the binding found; what an append expects until the writer's first commit (`last` after it). */
   revision: string | null
   /**
    * The result of the writer's last commit, whose `nextSeq` is the cursor: passed back as the next append's `expect`

@@ -210,8 +210,8 @@ export class LiveWriter implements RetiringWriter {
     try {
       const records = encodeBatch(batch, this.host.packChunks)
       const token = bound.token!
-      const last = bound.last
-      const expect: ExpectedState = last !== undefined && last.nextSeq === from ? last : { nextSeq: from, revision: bound.revision! }
+      // After the first commit its result names the state exactly (its nextSeq is the cursor, `from`).
+      const expect: ExpectedState = bound.last ?? { nextSeq: from, revision: bound.revision! }
       stored = this.host.queue.run(this.id, bound.lazy
         ? () => backend.materialize(token, this.session.header, records, NEVER_ABORTED)
         : () => backend.append(token, expect, records, NEVER_ABORTED))
