@@ -6,7 +6,7 @@
  * file as its last committed state ended.
  */
 import type { EncodedRecord } from '@logbook/session-persistence'
-import { CURRENT_FRAMING, frameRecords, type Framing } from './framing.ts'
+import { CURRENT_FRAMING, frameRecords, PREFIX_BYTES, type Framing } from './framing.ts'
 import { REVISION_TAIL } from './revision.ts'
 
 /** Bytes of one slab: many small appends share one allocation, and a state's tail keeps at most two alive. */
@@ -64,9 +64,12 @@ export class AppendSlab {
   }
 }
 
+/** Bytes a line adds to its record text: the checksum prefix (framing 2) and the newline. */
+const lineOverhead = (framing: Framing): number => (framing === CURRENT_FRAMING ? PREFIX_BYTES + 1 : 1)
+
 /** At least the framed size of `records`: a UTF-16 code unit takes at most 3 UTF-8 bytes. */
 function boundOf(records: readonly EncodedRecord[], framing: Framing): number {
-  const perLine = framing === CURRENT_FRAMING ? 10 : 1
+  const perLine = lineOverhead(framing)
   let bound = 0
   for (let i = 0; i < records.length; i++) bound += (records[i] as EncodedRecord).text.length * 3 + perLine
   return bound
@@ -74,7 +77,7 @@ function boundOf(records: readonly EncodedRecord[], framing: Framing): number {
 
 /** The exact framed size of `records`. */
 function exactSizeOf(records: readonly EncodedRecord[], framing: Framing): number {
-  const perLine = framing === CURRENT_FRAMING ? 10 : 1
+  const perLine = lineOverhead(framing)
   let size = 0
   for (let i = 0; i < records.length; i++) size += Buffer.byteLength((records[i] as EncodedRecord).text, 'utf8') + perLine
   return size
@@ -89,7 +92,7 @@ function writeLines(target: Buffer, at: number, records: readonly EncodedRecord[
       const crc = record.crc >>> 0
       for (let d = 0; d < 8; d++) target[pos + d] = HEX[(crc >>> (28 - 4 * d)) & 15] as number
       target[pos + 8] = SPACE
-      pos += 9
+      pos += PREFIX_BYTES
     }
     pos += target.write(record.text, pos)
     target[pos++] = NEWLINE
