@@ -3,6 +3,8 @@
  * which `run.ts` collects.
  */
 
+import { readFileSync } from 'node:fs'
+
 /** The line prefix `run.ts` looks for on a workload's stdout. */
 export const RESULT_MARKER = 'BENCH_RESULT '
 
@@ -43,4 +45,36 @@ export function withVirtualClock<T>(clock: () => number, fn: () => T): T {
   } finally {
     Date.now = real
   }
+}
+
+/** A point on the CPU clocks of `cpuSpentSince`. */
+export interface CpuMark {
+  readonly main: number | undefined
+  readonly process: NodeJS.CpuUsage
+}
+
+/** CPU ms this thread has run, from Linux's per-thread scheduler stats; undefined where they cannot be read. */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6
+  } catch {
+    return undefined
+  }
+}
+
+/** Marks the CPU clocks now: the main thread's (where the OS reports it) and the whole process's. */
+export function cpuMark(): CpuMark {
+  return { main: mainThreadCpuMs(), process: process.cpuUsage() }
+}
+
+/**
+ * CPU ms since `mark`: `mainCpuMs` of the main thread alone (omitted where the OS does not report it) and
+ * `processCpuMs` of every thread (main, GC helpers, background compilers, the libuv pool). On a 2-core machine the
+ * wall time of a cold process follows both; the main thread's is the steadier figure when neighbours are busy.
+ */
+export function cpuSpentSince(mark: CpuMark): { mainCpuMs?: number; processCpuMs: number } {
+  const used = process.cpuUsage(mark.process)
+  const main = mainThreadCpuMs()
+  const processCpuMs = (used.user + used.system) / 1000
+  return main === undefined || mark.main === undefined ? { processCpuMs } : { mainCpuMs: main - mark.main, processCpuMs }
 }

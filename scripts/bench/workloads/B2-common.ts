@@ -10,19 +10,37 @@
  * does, with no session, no event checks and no surface.
  */
 
-import { report } from '../harness.ts'
+import { report, type cpuSpentSince } from '../harness.ts'
 import { childStep, tempStore, type BackendKind } from './persistence-store.ts'
+
+type CpuSpent = Partial<ReturnType<typeof cpuSpentSince>>
+
+/**
+ * The CPU beside the wall time: the main thread's of the resume over the floor's (steadier than wall time on a busy
+ * machine), and every thread's of the resume (GC helpers and background compilers run beside the main thread).
+ * None for PostgreSQL, whose server's CPU is another process's.
+ */
+function cpuFigures(run: CpuSpent, floor: CpuSpent): Record<string, number> {
+  if (run.processCpuMs === undefined || floor.processCpuMs === undefined) return {}
+  const figures: Record<string, number> = { 'figure process CPU ms (every thread)': run.processCpuMs, 'floor process CPU ms': floor.processCpuMs }
+  if (run.mainCpuMs !== undefined && floor.mainCpuMs !== undefined) {
+    figures['figure main-thread CPU ms'] = run.mainCpuMs
+    figures['floor main-thread CPU ms'] = floor.mainCpuMs
+    figures['main-thread CPU / floor main-thread CPU'] = run.mainCpuMs / floor.mainCpuMs
+  }
+  return figures
+}
 
 /** Runs B2 for `kind` and reports the row `B2-<kind>`. */
 export function runB2(kind: BackendKind): void {
   const fixture = tempStore(`b2-${kind}`)
   try {
     childStep('prep-w', kind, fixture.dir)
-    const floor = childStep<{ ms: number; records: number }>('read-floor', kind, fixture.dir)
+    const floor = childStep<{ ms: number; records: number } & CpuSpent>('read-floor', kind, fixture.dir)
     const eager = childStep<{ ms: number; events: number }>('eager-build', kind, fixture.dir)
     const unpacked = childStep<{ ms: number; records: number }>('unpacked-floor', kind, fixture.dir)
     const held = kind === 'postgres' ? undefined : childStep<{ ms: number; events: number }>('checked-hold', kind, fixture.dir)
-    const run = childStep<{ ms: number; events: number; messages: number }>('resume', kind, fixture.dir)
+    const run = childStep<{ ms: number; events: number; messages: number } & CpuSpent>('resume', kind, fixture.dir)
     if (held !== undefined && held.events !== eager.events) throw new Error(`checked hold kept ${held.events} events, eager build ${eager.events}`)
     if (eager.events !== run.events - 1) throw new Error(`eager build made ${eager.events} events, resume ${run.events}`)
     report({
@@ -42,6 +60,7 @@ export function runB2(kind: BackendKind): void {
         }),
         'unpacked floor ms (one event per line)': unpacked.ms,
         'figure / unpacked floor': run.ms / unpacked.ms,
+        ...cpuFigures(run, floor),
       },
     })
   } finally {

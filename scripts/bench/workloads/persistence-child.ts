@@ -20,7 +20,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
 import { encodeBatch } from '@logbook/session-persistence'
-import { collectGarbage } from '../harness.ts'
+import { collectGarbage, cpuMark, cpuSpentSince } from '../harness.ts'
 import { W_TURNS, wEvents, wEventStream } from '../session-w.ts'
 import { backendKind, mount, resume, storeEvents, storeEventStream, storeSessions, storePath, type BackendKind } from './persistence-store.ts'
 import { BENCH_SCHEMA, benchUrl, pgClient } from './postgres-server.ts'
@@ -55,8 +55,9 @@ function textStart(bytes: Buffer, from: number): number {
   return bytes[from] === 0x7b ? from : from + 9
 }
 
-function readFloor(kind: BackendKind, dir: string): { ms: number; records: number } {
+function readFloor(kind: BackendKind, dir: string): { ms: number; records: number; mainCpuMs?: number; processCpuMs: number } {
   collectGarbage()
+  const cpu = cpuMark()
   const start = performance.now()
   let records = 0
   if (kind === 'jsonl') {
@@ -74,7 +75,7 @@ function readFloor(kind: BackendKind, dir: string): { ms: number; records: numbe
     }
     db.close()
   }
-  return { ms: performance.now() - start, records }
+  return { ms: performance.now() - start, records, ...cpuSpentSince(cpu) }
 }
 
 /**
@@ -298,12 +299,14 @@ async function main(): Promise<unknown> {
     case 'resume': {
       const m = await mount(kind, dir, { durable: true })
       collectGarbage()
+      const cpu = cpuMark()
       const start = performance.now()
       const { session, messages } = await resume(m, 'w')
       const ms = performance.now() - start
+      const spent = cpuSpentSince(cpu)
       const events = session.seq
       await m.stop()
-      return { ms, events, messages }
+      return { ms, events, messages, ...spent }
     }
     case 'read-floor':
       return kind === 'postgres' ? pgFloor(step) : readFloor(kind, dir)
