@@ -25,7 +25,8 @@ export function apply(ctx: Context): void {
     stateVersion: 1,
     stateSchema: Schema.dict(Schema.natural()),
     init: () => ({}),
-    // Unhandled events return the same state object: no copy, no notice, no checkpoint.
+    // Only tool calls are offered to `apply`; unhandled events would return the same state object anyway.
+    eventTypes: ['tool/call'],
     apply: (s, e) => (e.type !== 'tool/call' ? s : { ...s, [e.data.name]: (s[e.data.name] ?? 0) + 1 }),
     view: s => s,
   })

@@ -91,14 +91,32 @@ export function catchUpAll(regs: readonly Registration[], session: Session, warn
   if (from >= end) return cells
   // The driven event is passed along: the common one-event catch-up then never reads the log.
   let events: readonly SessionEvent[] | undefined
+  const wanted = wantedTypes(regs)
   for (let seq = from; seq < end; seq++) {
     const event = last !== undefined && last.seq === seq ? last : (events ??= readLog(session, from, end))[seq]!
+    if (wanted !== undefined && !wanted.has(event.type)) continue
     for (let i = 0; i < cells.length; i++) {
       const cell = cells[i]!
       if (cell.fault === undefined && cell.watermark < seq) step(regs[i]!.unit, cell, session, event, warn)
     }
   }
+  // An event no unit folds was passed over above: it still counts as applied to every live cell.
+  for (const cell of cells) if (cell.fault === undefined && cell.watermark < end - 1) cell.watermark = end - 1
   return cells
+}
+
+/** The union of the units' event types per registration list (lists are replaced, never changed, on (un)register). */
+const unionOf = new WeakMap<readonly Registration[], ReadonlySet<string> | null>()
+
+/** Every event type some unit of `regs` folds; undefined when one of them folds every event. */
+function wantedTypes(regs: readonly Registration[]): ReadonlySet<string> | undefined {
+  if (regs.length === 1) return regs[0]!.unit.types
+  let union = unionOf.get(regs)
+  if (union === undefined) {
+    union = regs.every(reg => reg.unit.types !== undefined) ? new Set(regs.flatMap(reg => [...reg.unit.types!])) : null
+    unionOf.set(regs, union)
+  }
+  return union ?? undefined
 }
 
 /** The cell of one registration, caught up (see `catchUpAll`). */

@@ -21,6 +21,8 @@ export interface Unit {
   readonly init: (this: unknown) => unknown
   readonly apply: (this: unknown, state: unknown, event: SessionEvent) => unknown
   readonly view: ((this: unknown, state: unknown) => unknown) | undefined
+  /** The definition's `eventTypes`, copied; undefined when it folds every event. */
+  readonly types: ReadonlySet<string> | undefined
 }
 
 function isStandardSchema(value: unknown): value is StandardSchemaLike {
@@ -37,7 +39,7 @@ function isStandardSchema(value: unknown): value is StandardSchemaLike {
  */
 export function toUnit(def: unknown): Unit {
   if (typeof def !== 'object' || def === null) throw invalidDefinition(undefined, 'the definition must be an object')
-  const { key, stateVersion, stateSchema, init, apply, view } = def as Record<string, unknown>
+  const { key, stateVersion, stateSchema, init, apply, view, eventTypes } = def as Record<string, unknown>
   if (typeof key !== 'string' || !KEY.test(key)) {
     throw invalidDefinition(key, 'key must match ^[A-Za-z][A-Za-z0-9._/-]{0,63}$')
   }
@@ -50,8 +52,17 @@ export function toUnit(def: unknown): Unit {
   if (view !== undefined && typeof view !== 'function') throw invalidDefinition(key, 'view must be a function when present')
   return Object.freeze({
     key, stateVersion, schema: stateSchema, viewable: view !== undefined, source: def,
-    init: init as Unit['init'], apply: apply as Unit['apply'], view: view as Unit['view'],
+    init: init as Unit['init'], apply: apply as Unit['apply'], view: view as Unit['view'], types: typesOf(key, eventTypes),
   })
+}
+
+/** `eventTypes` as a set (a copy), or undefined when absent. @throws `INVALID_DEFINITION` for anything else. */
+function typesOf(key: string, eventTypes: unknown): ReadonlySet<string> | undefined {
+  if (eventTypes === undefined) return undefined
+  if (!Array.isArray(eventTypes) || !eventTypes.every(type => typeof type === 'string' && type !== '')) {
+    throw invalidDefinition(key, 'eventTypes must be an array of event type names when present')
+  }
+  return new Set(eventTypes as string[])
 }
 
 function describeVersion(value: unknown): string {
@@ -71,10 +82,12 @@ export function initState(unit: Unit): unknown {
 }
 
 /**
- * `apply(state, event)`: the same reference back means no work (03 §1.3 rule 5), anything else is frozen.
+ * `apply(state, event)`: the same reference back means no work (03 §1.3 rule 5), anything else is frozen. A unit
+ * that names its event types keeps `state` for any other type without being called.
  * @throws whatever `apply` throws; Error "unit <key> returned a Promise".
  */
 export function applyEvent(unit: Unit, state: unknown, event: SessionEvent): unknown {
+  if (unit.types !== undefined && !unit.types.has(event.type)) return state
   const next = unit.apply.call(unit.source, state, event)
   // The common case first: a stored state is never a thenable (it would have failed when it was produced).
   if (Object.is(next, state)) return state

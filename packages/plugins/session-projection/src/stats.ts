@@ -112,5 +112,7 @@ export const statsProjection: ProjectionDefinition<StatsState, StatsView, 'stats
   stateSchema: StatsStateSchema,
   init: () => ({ totals: EMPTY_TOTALS, turnAt: null, stepAt: null, callsAt: {} }),
   apply: applyStats,
+  // Every type `applyStats` handles; the rest (chunks above all) are not even offered to it.
+  eventTypes: ['turn/start', 'turn/end', 'step/start', 'step/end', 'assistant/message', 'tool/call', 'tool/result', 'compaction/end'],
   view: s => s.totals,
 }

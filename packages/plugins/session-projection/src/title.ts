@@ -49,6 +49,7 @@ export const titleProjection: ProjectionDefinition<TitleState, string | null, 't
   stateSchema: TitleStateSchema,
   init: () => ({ explicit: null, fallback: null }),
   apply: applyTitle,
+  eventTypes: [SESSION_TITLE_EVENT, 'user/message'],
   view: s => s.explicit ?? s.fallback ?? null,
 }
 

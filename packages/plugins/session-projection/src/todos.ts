@@ -11,5 +11,6 @@ export const todosProjection: ProjectionDefinition<TodosState, readonly TodoItem
   init: () => ({ todos: null }),
   // Whole-value event (03 §1.3 rule 7): each write carries the complete list, so the last one wins.
   apply: (s, event) => event.type === 'todo/write' ? { todos: event.data.todos } : s,
+  eventTypes: ['todo/write'],
   view: s => s.todos,
 }

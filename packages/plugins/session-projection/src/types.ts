@@ -43,6 +43,11 @@ export interface ProjectionDefinition<S = unknown, V = unknown, K extends string
   init(): S
   /** The next state; the same reference for events the unit does not handle. */
   apply(state: S, event: SessionEvent): S
+  /**
+   * The event types `apply` folds; absent ⇒ every event. `apply` is then never called for another type, which is
+   * the same as it returning the state unchanged: name every type it handles.
+   */
+  readonly eventTypes?: readonly string[]
   /** The client value; absent ⇒ host-only (only `stateOf` sees the state). */
   view?(state: S): V
 }
