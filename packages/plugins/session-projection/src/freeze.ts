@@ -3,12 +3,12 @@
  * shares parts with it reaches only frozen containers there, so the walk stops at them and costs the new parts only.
  */
 
-/** Freeze `v` and queue it on `stack` when it is a container not yet frozen. */
-function reach(v: unknown, stack: object[]): void {
-  if ((typeof v !== 'object' || v === null) && typeof v !== 'function') return
-  if (Object.isFrozen(v)) return
-  Object.freeze(v)
-  stack.push(v as object)
+const { freeze, isFrozen, hasOwn } = Object
+const isArray = Array.isArray
+
+/** True for a container not yet frozen: an object or function the walk still has to freeze and descend. */
+function open(v: unknown): v is object {
+  return ((typeof v === 'object' && v !== null) || typeof v === 'function') && !isFrozen(v)
 }
 
 /**
@@ -17,19 +17,25 @@ function reach(v: unknown, stack: object[]): void {
  */
 export function freezeState<T>(value: T): T {
   // Primitives and already-frozen values need no walk.
-  if ((typeof value !== 'object' || value === null) && typeof value !== 'function') return value
-  if (Object.isFrozen(value)) return value
-  const stack: object[] = []
-  reach(value, stack)
-  while (stack.length > 0) {
-    const o = stack.pop() as Record<PropertyKey, unknown>
-    if (Array.isArray(o)) {
-      for (let i = 0; i < o.length; i++) reach(o[i], stack)
+  if (!open(value)) return value
+  freeze(value)
+  // Most new states hold at most one new container: the stack is made only when one is found.
+  let stack: object[] | undefined
+  for (let o: object | undefined = value; o !== undefined; o = stack?.pop()) {
+    if (isArray(o)) {
+      for (let i = 0; i < o.length; i++) {
+        const v: unknown = o[i]
+        if (open(v)) (stack ??= []).push(freeze(v))
+      }
       continue
     }
     // States are plain data: the enumerable own values are what a fold can reach (and what a checkpoint stores).
-    const values = Object.values(o)
-    for (let i = 0; i < values.length; i++) reach(values[i], stack)
+    const record = o as Record<string, unknown>
+    for (const key in record) {
+      if (!hasOwn(record, key)) continue
+      const v = record[key]
+      if (open(v)) (stack ??= []).push(freeze(v))
+    }
   }
   return value
 }
