@@ -8,8 +8,8 @@ import { closeSync, fstatSync, readSync } from 'node:fs'
 import { decodeRecordValue } from '@logbook/session-persistence'
 import { CURRENT_FRAMING, unframeText, type Framing } from './framing.ts'
 import type { HeaderLine } from './header-line.ts'
-import { openForReadIfExists } from './io.ts'
-import { REVISION_TAIL } from './revision.ts'
+import { openForReadIfExists, readAt } from './io.ts'
+import { readTail, REVISION_TAIL } from './revision.ts'
 
 /** The most a header line or the last line may take before the file counts as unreadable here. */
 export const MAX_END_WINDOW = 1024 * 1024
@@ -32,17 +32,6 @@ const HEAD_WINDOW = 4 * REVISION_TAIL
 const headScratch = Buffer.allocUnsafe(HEAD_WINDOW)
 /** Scratch for a tail read; what is taken from it is decoded or hashed before the next read. */
 const tailScratch = Buffer.allocUnsafe(REVISION_TAIL)
-
-function readAt(fd: number, start: number, length: number, into?: Buffer): Buffer {
-  const buffer = into ?? Buffer.allocUnsafe(length)
-  let done = 0
-  while (done < length) {
-    const n = readSync(fd, buffer, done, length - done, start + done)
-    if (n === 0) break
-    done += n
-  }
-  return done === buffer.length ? buffer : buffer.subarray(0, done)
-}
 
 /** The header line and the offset just past its newline, widening from the first 4 KiB up to 1 MiB. */
 function headerLine(fd: number, size: number, head: Buffer): { text: string; end: number } | undefined {
@@ -86,8 +75,7 @@ export function readFileEnds(path: string): FileEnds | undefined {
     if (first < HEAD_WINDOW) return wholeFileEnds(first)
     const head = headScratch
     const size = fstatSync(fd).size
-    const length = Math.min(REVISION_TAIL, size)
-    const tail = readAt(fd, size - length, length, tailScratch)
+    const tail = readTail(fd, size, tailScratch)
     const header = headerLine(fd, size, head)
     const last = header === undefined ? undefined : lastCompleteLine(fd, size, tail)
     const lastLine = last === undefined || header === undefined ? undefined : last.start < header.end ? null : last.text
@@ -119,8 +107,7 @@ export function readTailAt(path: string, size: number): Buffer | undefined {
   const fd = openForReadIfExists(path)
   if (fd === undefined) return undefined
   try {
-    const length = Math.min(REVISION_TAIL, size)
-    return readAt(fd, size - length, length, tailScratch)
+    return readTail(fd, size, tailScratch)
   } finally {
     closeSync(fd)
   }

@@ -3,7 +3,7 @@
  * them (P-096) or inject faults (P-097). Every other module calls them through `io`, never `node:fs` directly, for
  * the calls listed here.
  */
-import { constants, fdatasync, ftruncateSync, openSync, writeSync } from 'node:fs'
+import { constants, fdatasync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 
 /**
@@ -45,6 +45,21 @@ export function writeFully(fd: number, buffer: Buffer, position: number): void {
     if (n <= 0) throw Object.assign(new Error('write made no progress'), { code: 'EIO' })
     done += n
   }
+}
+
+/**
+ * Reads `length` bytes from `start` into `into` (or a fresh buffer), looping over short reads; the result is shorter
+ * only where the file ends.
+ */
+export function readAt(fd: number, start: number, length: number, into?: Buffer): Buffer {
+  const buffer = into ?? Buffer.allocUnsafe(length)
+  let done = 0
+  while (done < length) {
+    const n = readSync(fd, buffer, done, length - done, start + done)
+    if (n === 0) break
+    done += n
+  }
+  return done === buffer.length ? buffer : buffer.subarray(0, done)
 }
 
 const SYNCED: Promise<void> = Promise.resolve()

@@ -3,7 +3,7 @@
  * min(4096, size) bytes>` — one exact stored state, compared for equality only.
  */
 import { hash } from 'node:crypto'
-import { readSync } from 'node:fs'
+import { readAt } from './io.ts'
 
 /** How many trailing bytes a revision hashes. */
 export const REVISION_TAIL = 4096
@@ -31,17 +31,13 @@ export class StoredState {
   }
 }
 
-/** Reads the last `min(4096, size)` bytes of an open file of `size` bytes (a small synchronous read). */
-export function readTail(fd: number, size: number): Buffer {
+/**
+ * Reads the last `min(4096, size)` bytes of an open file of `size` bytes (a small synchronous read), into `into` when
+ * given (a scratch the caller consumes before its next read), else into a fresh buffer a state may keep.
+ */
+export function readTail(fd: number, size: number, into?: Buffer): Buffer {
   const length = Math.min(REVISION_TAIL, size)
-  const tail = Buffer.allocUnsafe(length)
-  let done = 0
-  while (done < length) {
-    const n = readSync(fd, tail, done, length - done, size - length + done)
-    if (n === 0) break
-    done += n
-  }
-  return done === length ? tail : tail.subarray(0, done)
+  return readAt(fd, size - length, length, into)
 }
 
 /** The parts of a JSONL revision, or undefined when `revision` is not one. */
