@@ -3,6 +3,7 @@
  * one-token `assistant/chunk` events are packed into one row whose members decode back exactly (up to key order).
  */
 import { ChunkRowError } from './errors.ts'
+import { isObj, isSafeInt, type Obj } from './guards.ts'
 import { PackedRun } from './packed-run.ts'
 import type { CallId, SessionEvent } from './types.ts'
 
@@ -23,9 +24,6 @@ export type ChunkRow =
 /** What a backend stores: an event, or a packed row. */
 export type StorageRecord = SessionEvent | ChunkRow
 
-type Obj = Record<string, unknown>
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
-const isSafeInt = Number.isSafeInteger as (v: unknown) => v is number
 const hasOwn = Object.hasOwn
 
 /**

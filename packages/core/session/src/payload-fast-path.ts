@@ -5,11 +5,8 @@
  * for anything else, valid or not, which then goes through the table (the only source of messages). A restore admits
  * thousands of these before the table's combinators are optimised, and each combinator level is a call.
  */
+import { isObj, isSafeInt, type Obj } from './guards.ts'
 
-type Obj = Record<string, unknown>
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
-const isSafeInt = Number.isSafeInteger as (v: unknown) => v is number
 const isArray = Array.isArray
 
 /**

@@ -6,17 +6,14 @@
  * failure); `payloadProblem` prefixes `event "<type>": data`. Payloads reaching a checker are already lossless JSON.
  * The common payloads of a turn are first tried by direct reads (`payload-fast-path.ts`), which only ever accept.
  */
+import { isObj, isSafeInt, type Obj } from './guards.ts'
 import { forInCount, isPlainPayload } from './payload-fast-path.ts'
 import type { CoreEventType } from './vocabulary.ts'
 
 type Check = (v: unknown) => string | undefined
-type Obj = Record<string, unknown>
 
 // ------------------------------------------------------------------------------------------------------------------
 // Checker combinators (01 §2.3 phrases)
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
-const isSafeInt = Number.isSafeInteger as (v: unknown) => v is number
 
 const anyJson: Check = () => undefined
 const str: Check = (v) => (typeof v === 'string' ? undefined : ' must be a string')

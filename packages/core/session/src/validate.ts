@@ -4,15 +4,11 @@
  * (01 §4.2) and `assertSessionEvent`, which runs them all on one stored event.
  */
 import { SessionError } from './errors.ts'
+import { isObj, isSafeInt, type Obj } from './guards.ts'
 import { isJsonValueAt } from './json.ts'
 import { payloadProblem } from './payload.ts'
 import type { SessionEvent } from './types.ts'
 import { invalidTypeNameMessage, isSurfaceType, isValidEventTypeName } from './vocabulary.ts'
-
-type Obj = Record<string, unknown>
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
-const isSafeInt = Number.isSafeInteger as (v: unknown) => v is number
 
 // ------------------------------------------------------------------------------------------------------------------
 // Envelope (01 §2.2, §5.2 step 2), content (§5.2 step 4) and event-local surface checks (§4.2 V1–V10)
