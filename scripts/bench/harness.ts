@@ -47,6 +47,12 @@ export function withVirtualClock<T>(clock: () => number, fn: () => T): T {
   }
 }
 
+/** User + system CPU µs of the whole process (every thread) since `since`, a `process.cpuUsage()` reading. */
+export function cpuSince(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since)
+  return used.user + used.system
+}
+
 /** A point on the CPU clocks of `cpuSpentSince`. */
 export interface CpuMark {
   readonly main: number | undefined
@@ -73,8 +79,7 @@ export function cpuMark(): CpuMark {
  * wall time of a cold process follows both; the main thread's is the steadier figure when neighbours are busy.
  */
 export function cpuSpentSince(mark: CpuMark): { mainCpuMs?: number; processCpuMs: number } {
-  const used = process.cpuUsage(mark.process)
+  const processCpuMs = cpuSince(mark.process) / 1000
   const main = mainThreadCpuMs()
-  const processCpuMs = (used.user + used.system) / 1000
   return main === undefined || mark.main === undefined ? { processCpuMs } : { mainCpuMs: main - mark.main, processCpuMs }
 }

@@ -32,7 +32,7 @@ import { join } from 'node:path'
 import { Context, type Fiber } from '@deepseek-ai/cordis'
 import SessionStore, { SessionId, type Session, type SessionEvent } from '@logbook/session'
 import { encodeBatch } from '@logbook/session-persistence'
-import { collectGarbage, report } from '../harness.ts'
+import { collectGarbage, cpuSince, report } from '../harness.ts'
 import { wAppendList } from '../session-w.ts'
 import { mount, storePath, tempStore, type BackendKind } from './persistence-store.ts'
 
@@ -45,12 +45,6 @@ export interface TimedRun {
   readonly flushedAt: readonly number[]
   /** Per flush: ms from the previous flush's return (the start, for the first) to this flush's return. */
   readonly intervals: readonly number[]
-}
-
-/** User + system CPU µs of the process since `since`. */
-export function cpuSince(since: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(since)
-  return used.user + used.system
 }
 
 /** The median of `values` (the mean of the middle two for an even count). */

@@ -12,7 +12,8 @@ import type { SessionEvent } from '@logbook/session'
 import { encodeBatch } from '@logbook/session-persistence'
 import { collectGarbage, report } from '../harness.ts'
 import { tempStore } from './persistence-store.ts'
-import { b4Figures, cpuSince, writeInMemory, writeW } from './B4-common.ts'
+import { cpuSince } from '../harness.ts'
+import { b4Figures, writeInMemory, writeW } from './B4-common.ts'
 import { BENCH_SCHEMA, benchUrl, pgClient, withBenchDatabase } from './postgres-server.ts'
 
 /** The raw floor: one plain multi-row INSERT (one commit) per flushed segment, timed per flush. */
