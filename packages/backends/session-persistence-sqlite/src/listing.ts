@@ -147,6 +147,7 @@ export function listSessions(
   const firstPage = query.after === undefined
   let hasMore = false
   if (firstPage) memo.beginPass()
+  // Only the listing runs these statements, so they stay in raw mode (the scan's shared ones switch back, scan.ts).
   const statement = stmt(firstPage ? 'list-sessions' : 'list-sessions-after')
   const c = columnsOf(statement)
   for (const v of statement.raw(true).iterate(listParams(query)) as IterableIterator<unknown[]>) {
