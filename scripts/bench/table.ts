@@ -215,6 +215,13 @@ export const WORKLOADS: readonly Workload[] = [
     extraTarget: { key: 'RSS per event / W', max: 1.15, text: '≤ 1.15 (peak RSS above baseline per event, over the same figure for W: M\'s)' },
   },
   {
+    id: 'B10-steps',
+    title: 'append, surface, derived messages, projections, fork, compaction selection and region at 10 × W and at W, each cold in a fresh process: the worst step\'s time per unit at 10 × W over W\'s',
+    unit: '×',
+    better: 'lower',
+    target: { kind: 'at-most', max: 1.5, text: '≤ 1.5 (no step grows faster than linearly: any step of n^1.18 or worse exceeds it, a quadratic one gives about 10)' },
+  },
+  {
     id: 'B11-sqlite',
     title: '64 live sessions in one process written concurrently (SQLite), each its share of W with 3 awaited flushes per turn: aggregate durable events/s',
     unit: 'events/s',
