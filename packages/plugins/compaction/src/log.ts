@@ -53,8 +53,9 @@ export function indexOf(session: Session): LogIndex {
   }
   const length = session.seq
   if (index.events.length < length) {
-    const events = session.events
-    for (let seq = index.events.length; seq < length; seq++) push(index, events[seq]!)
+    // One `slice` of the view copies the missing events in one native step; an index read of the view is a Proxy
+    // trap each (about 0.3 µs: a third of a second for a first read of a million-event log).
+    for (const event of session.events.slice(index.events.length, length)) push(index, event)
   }
   return index
 }

@@ -1,6 +1,7 @@
 import { defaultTokenEstimator, type TokenEstimator } from '@logbook/llm'
 import { deriveEventMessage, type ToolSchema } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
+import { entryState, logOf } from '../src/index.ts'
 import { agentOf, boot, filler, LogBuilder } from './helpers.ts'
 
 describe('token measurement', () => {
@@ -40,5 +41,22 @@ describe('token measurement', () => {
     expect(after.nodes.map(node => node.seq)).toEqual([...log.s.surface.nodes])
     expect(after.nodes.map(node => node.seq)).toEqual([nodes[0], result.checkpointSeq, nodes[5]])
     expect(after.nodes[1]!.tokens).toBe(result.summaryTokenCount)
+  })
+
+  it('the log mirror holds the very events of session.events, read in one slice at first and extended as events follow', async () => {
+    const env = await boot()
+    const log = LogBuilder.create(env.app)
+    log.system('rules')
+    log.fullTurn('one', 'c1', filler(300)).fullTurn('two', 'c2').startTurn('three')
+    const first = logOf(log.s)
+    expect(first).toHaveLength(log.s.seq)
+    log.s.events.forEach((event, seq) => expect(first[seq]).toBe(event))
+    expect(entryState(log.s)).toMatchObject({ openTurn: 3, endSeedSeq: null, unmatchedStart: null, lock: null })
+    log.user('more')
+    log.s.append('turn/end', { turn: 3, reason: { kind: 'completed' } })
+    const later = logOf(log.s)
+    expect(later).toHaveLength(log.s.seq)
+    log.s.events.forEach((event, seq) => expect(later[seq]).toBe(event))
+    expect(entryState(log.s).openTurn).toBeNull()
   })
 })
