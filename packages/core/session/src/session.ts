@@ -126,6 +126,14 @@ export class Session {
     return this.log.length
   }
 
+  /**
+   * The type of the event at `seq`, `undefined` outside the log: `events[seq]?.type` without building a packed chunk
+   * member (§3.6), for readers that scan a long log for a few types.
+   */
+  typeAt(seq: number): string | undefined {
+    return this.log.runAt(seq) !== undefined ? 'assistant/chunk' : this.log.at(seq)?.type
+  }
+
   /** The surface as of now: frozen nodes whose identity changes only when the surface changes (§4). */
   get surface(): SessionSurface {
     return this.surfaceState.snapshot()

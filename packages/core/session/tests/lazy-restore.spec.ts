@@ -172,6 +172,31 @@ describe('lazy packed chunk runs (01 §10, §5)', () => {
     expect(restored.events.slice(1, 7)).toEqual(source.events.slice(1, 7))
   })
 
+  it('S-147 typeAt gives each event\'s type without building a packed member', async () => {
+    const { store } = await makeApp()
+    store.registerEventType('plugin/x')
+    const source = store.create(SessionId('source'))
+    writeLog(source, [{ k: 'turn' }, { k: 'user' }, { k: 'chunks', chunk: { kind: 'text', n: 5, step: 1 } },
+      { k: 'chunks', chunk: { kind: 'tool-named', n: 3, step: 1 } }, { k: 'assistant', calls: 0 }, { k: 'tool' },
+      { k: 'plugin' }, { k: 'chunks', chunk: { kind: 'reasoning', n: 4, step: 2 } }], ['a', 'b'])
+    const log = new EventLog()
+    for (const value of storedRecords(source.events)) {
+      const run = decodeStorageRun(value)
+      if (run === undefined) log.push(value as SessionEvent)
+      else log.pushRun(run)
+    }
+    const restored = restore(store, 'restored', eventsView(log), source.header)
+    // The restore marker's time follows the last event's, so the restore built that member; the others are packed.
+    const packed = Array.from({ length: log.length }, (_, i) => log.runAt(i) !== undefined)
+    expect(packed.filter(Boolean)).toHaveLength(11)
+    const types = Array.from({ length: restored.seq }, (_, seq) => restored.typeAt(seq))
+    // typeAt built nothing: every member slot still holds its run.
+    expect(Array.from({ length: log.length }, (_, i) => log.runAt(i) !== undefined)).toEqual(packed)
+    expect(types.slice(0, source.seq)).toEqual(source.events.map(event => event.type))
+    expect([-1, restored.seq, 1.5].map(seq => restored.typeAt(seq))).toEqual([undefined, undefined, undefined])
+    expect(types).toEqual([...restored.events].map(event => event.type))
+  })
+
   it('S-201 a packed row whose shared numbers break the payload rules is refused as its unpacked members are', async () => {
     const { store } = await makeApp()
     const header = store.create(SessionId('header-source')).header

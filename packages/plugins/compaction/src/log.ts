@@ -3,7 +3,9 @@
  * are indexed. `session.events` is a read-only Proxy whose index reads cost far more than an array's; the seam reads
  * the same frozen event objects through this mirror instead, topped up from `session.events` when it falls behind
  * and extended for free from `session/event` once a session has been read here. It holds references, never copies:
- * it is an index of the log, not a second conversation.
+ * it is an index of the log, not a second conversation. A streaming chunk (`assistant/chunk`) is never a surface
+ * node nor a marker, so its slot holds `undefined` and it is never read: a restored log keeps its packed chunk runs
+ * unbuilt (`session.typeAt` tells a chunk without building it).
  */
 
 import type { Session, SessionEvent } from '@logbook/session'
@@ -11,7 +13,8 @@ import type { UnmatchedStart } from './types.ts'
 
 /** The mirror of one session and the newest markers among its events (spec 03 §2.2). */
 export interface LogIndex {
-  readonly events: SessionEvent[]
+  /** By seq: the event, or `undefined` for a streaming chunk. */
+  readonly events: (SessionEvent | undefined)[]
   endSeedSeq: number | null
   unmatchedStart: UnmatchedStart | null
   openTurn: number | null
@@ -19,10 +22,12 @@ export interface LogIndex {
 
 const indexes = new WeakMap<Session, LogIndex>()
 
+const CHUNK = 'assistant/chunk'
+
 /** Index one more event (its seq is `index.events.length`). */
 function push(index: LogIndex, event: SessionEvent): void {
   const seq = index.events.length
-  index.events.push(event)
+  index.events.push(event.type === CHUNK ? undefined : event)
   switch (event.type) {
     case 'session/end-seed':
       index.endSeedSeq = seq
@@ -52,16 +57,31 @@ export function indexOf(session: Session): LogIndex {
     indexes.set(session, index)
   }
   const length = session.seq
-  if (index.events.length < length) {
-    // One `slice` of the view copies the missing events in one native step; an index read of the view is a Proxy
-    // trap each (about 0.3 µs: a third of a second for a first read of a million-event log).
-    for (const event of session.events.slice(index.events.length, length)) push(index, event)
+  const events = index.events
+  if (events.length < length) {
+    // Chunks, most of a streamed log, are passed by type alone; each stretch between them is copied with one `slice`
+    // of the view (an index read of it is a Proxy trap each).
+    const view = session.events
+    for (let seq = events.length; seq < length;) {
+      if (session.typeAt(seq) === CHUNK) {
+        events.push(undefined)
+        seq++
+        continue
+      }
+      let end = seq + 1
+      while (end < length && session.typeAt(end) !== CHUNK) end++
+      for (const event of view.slice(seq, end)) push(index, event)
+      seq = end
+    }
   }
   return index
 }
 
-/** The events of `session` as a plain array (the same frozen objects as `session.events`), up to date now. */
-export function logOf(session: Session): readonly SessionEvent[] {
+/**
+ * The events of `session` by seq as a plain array, up to date now: the same frozen objects as `session.events`,
+ * except that a streaming chunk (`assistant/chunk`, never a surface node) reads as `undefined` and is never built.
+ */
+export function logOf(session: Session): readonly (SessionEvent | undefined)[] {
   return indexOf(session).events
 }
 

@@ -32,7 +32,7 @@ export function pricesFor(session: Session, estimator: TokenEstimator): Map<numb
 }
 
 /** The price of node `seq` (an event of `events`) from `prices`, computing and caching it on first use. */
-export function nodePrice(prices: Map<number, number>, estimator: TokenEstimator, events: readonly SessionEvent[], seq: number): number {
+export function nodePrice(prices: Map<number, number>, estimator: TokenEstimator, events: readonly (SessionEvent | undefined)[], seq: number): number {
   let tokens = prices.get(seq)
   if (tokens === undefined) prices.set(seq, tokens = priceEvent(estimator, events[seq]!))
   return tokens

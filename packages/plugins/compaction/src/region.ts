@@ -38,7 +38,7 @@ interface Prepared {
 }
 
 /** The derived messages of the span nodes `seqs`, in order, skipping nodes that derive none. */
-function spanMessages(events: readonly SessionEvent[], seqs: readonly number[]): Message[] {
+function spanMessages(events: readonly (SessionEvent | undefined)[], seqs: readonly number[]): Message[] {
   const messages: Message[] = []
   for (const seq of seqs) {
     const message = deriveEventMessage(events[seq]!)
