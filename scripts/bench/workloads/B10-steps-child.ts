@@ -11,15 +11,16 @@ import { Context } from '@deepseek-ai/cordis'
 import SessionStore, { SessionId, type Session } from '@logbook/session'
 // The compaction, projection and model packages are not root dependencies; their sources are reachable by path (the
 // bench runs workloads with --conditions=source under tsx).
-import BasicCompaction, { createSummarizer } from '@logbook/compaction-basic'
+import BasicCompaction from '@logbook/compaction-basic'
 import Llm from '@logbook/llm'
 import * as Scripted from '@logbook/llm-scripted'
 import SessionProjections, { type StatsView } from '@logbook/session-projection'
 import { collectGarbage, timeMs } from '../harness.ts'
 import { appendW, W_TURNS, wAppendList, wTurnEndSeq } from '../session-w.ts'
+import { timedRegion } from './compaction-region.ts'
 
 /** One timed step: its milliseconds and how many units (events or surface nodes) it covered. */
-interface StepTime {
+export interface StepTime {
   readonly ms: number
   readonly units: number
 }
@@ -94,21 +95,8 @@ async function main(scale: number): Promise<Record<string, StepTime>> {
   if (span === null) throw new Error('B10-steps: no compaction span selected')
 
   await settle()
-  const summarize = createSummarizer({ llm: app.llm, target: { provider: 'scripted', model: 'summarizer' }, maxTokens: 8192, sessionId: session.id })
-  let summariserMs = 0
-  const start = performance.now()
-  const result = await compaction.runRegion({
-    session, span, owner: 'turn', trigger: 'explicit',
-    summarize: async (input) => {
-      const t0 = performance.now()
-      try {
-        return await summarize(input)
-      } finally {
-        summariserMs += performance.now() - t0
-      }
-    },
-  })
-  const compactMs = performance.now() - start - summariserMs
+  const { result, totalMs, summariserMs } = await timedRegion(app, session, span)
+  const compactMs = totalMs - summariserMs
   if (session.surface.nodes.length !== 2) throw new Error(`B10-steps: ${session.surface.nodes.length} nodes after compaction, expected 2`)
 
   return {

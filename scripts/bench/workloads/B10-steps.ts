@@ -12,10 +12,9 @@
  */
 
 import { report } from '../harness.ts'
+// Type-only: importing the child's module for a value would run its measurement here.
+import type { StepTime } from './B10-steps-child.ts'
 import { runChild } from './persistence-store.ts'
-
-/** One timed step as the child prints it: milliseconds and the units covered. */
-type StepTime = { readonly ms: number; readonly units: number }
 
 /** How many times W's turns the big session holds (as in B10). */
 const SCALE = 10

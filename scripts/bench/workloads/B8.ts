@@ -9,11 +9,12 @@ import { Context } from '@deepseek-ai/cordis'
 import SessionStore, { SessionId } from '@logbook/session'
 // The compaction packages, the llm seam and the scripted model are not root dependencies; their sources are
 // reachable by path (run.ts runs workloads with --conditions=source under tsx).
-import BasicCompaction, { createSummarizer } from '@logbook/compaction-basic'
+import BasicCompaction from '@logbook/compaction-basic'
 import Llm from '@logbook/llm'
 import * as Scripted from '@logbook/llm-scripted'
 import { collectGarbage, report } from '../harness.ts'
 import { appendW, wAppendList } from '../session-w.ts'
+import { timedRegion } from './compaction-region.ts'
 
 const TURNS = 2500
 const NODES = 4 * TURNS
@@ -36,22 +37,8 @@ if (session.surface.nodes.length !== NODES) throw new Error(`B8: surface holds $
 session.deriveMessages()
 const span = compaction.selectSpan(session, compaction.measure(session), 0)
 if (span === null) throw new Error('B8: nothing selected')
-const summarize = createSummarizer({ llm: app.llm, target: { provider: 'scripted', model: 'summarizer' }, maxTokens: 8192, sessionId: session.id })
-let summariserMs = 0
 collectGarbage()
-const start = performance.now()
-const result = await compaction.runRegion({
-  session, span, owner: 'turn', trigger: 'explicit',
-  summarize: async (input) => {
-    const t0 = performance.now()
-    try {
-      return await summarize(input)
-    } finally {
-      summariserMs += performance.now() - t0
-    }
-  },
-})
-const totalMs = performance.now() - start
+const { result, totalMs, summariserMs } = await timedRegion(app, session, span)
 
 if (result.shadowedSeqs.length !== NODES - 1) throw new Error(`B8: ${result.shadowedSeqs.length} nodes replaced, expected ${NODES - 1}`)
 if (session.surface.nodes.length !== 2 || session.surface.nodes[0] !== result.checkpointSeq) throw new Error('B8: the surface is not [checkpoint, newest]')
