@@ -46,6 +46,18 @@ describe('logbook list', () => {
     expect(new Set([...page1, ...page2, ...page3]).size).toBe(45)
   })
 
+  it('L-205 an empty store lists nothing on stdout and says so on stderr (not with --quiet)', async () => {
+    const empty = tempDir()
+    const run = await logbook(['list'], { cwd: empty })
+    expect(run).toMatchObject({ code: 0, stdout: '', stderr: 'no stored sessions\n' })
+    const quiet = await logbook(['list', '--quiet'], { cwd: empty })
+    expect(quiet).toMatchObject({ code: 0, stdout: '', stderr: '' })
+    const json = await logbook(['list', '--json'], { cwd: empty })
+    expect(json.code).toBe(0)
+    expect(JSON.parse(json.stdout)).toEqual({ items: [], nextCursor: null })
+    expect(json.stderr).toBe('')
+  })
+
   it('L-110 each row shows id, ISO created time, events, turns, title and parent', async () => {
     const run = await logbook(['list', '--limit', '2'], { cwd })
     const [, top, next] = lines(run.stdout)

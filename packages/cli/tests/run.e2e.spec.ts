@@ -145,7 +145,7 @@ describe('logbook run --config', () => {
     const run = await logbook(['list', '--config', file], { cwd })
     expect(run.code).toBe(0)
     expect(run.stdout).toBe('')
-    expect(lines(run.stderr)).toEqual(['logbook: warn acme-noisy: first line second line', 'logbook: error acme-noisy: an error record'])
+    expect(lines(run.stderr)).toEqual(['logbook: warn acme-noisy: first line second line', 'logbook: error acme-noisy: an error record', 'no stored sessions'])
     const quiet = await logbook(['list', '--config', file, '--quiet'], { cwd })
     expect(quiet.code).toBe(0)
     expect(lines(quiet.stderr)).toEqual(['logbook: error acme-noisy: an error record'])

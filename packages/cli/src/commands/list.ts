@@ -1,6 +1,7 @@
 /**
  * `logbook list [--limit 20] [--cursor <c>]` (spec 03 §6.2): one page of stored sessions, latest update first —
- * id, created, events, turns, title, parent — then `more: logbook list --cursor <c>` on stderr when more exist.
+ * id, created, events, turns, title, parent — then `more: logbook list --cursor <c>` on stderr when more exist, or
+ * `no stored sessions` on stderr when the page is empty.
  */
 
 import { isSessionPersistenceError, type SessionSummary } from '@logbook/session-persistence'
@@ -87,6 +88,9 @@ export const list: Command = async (context) => {
           item.title === null ? '-' : clip(item.title, 40), item.parent ?? '-'])
       }
       for (const row of table(rows)) output.line(row)
+    } else {
+      // stdout stays empty (scripts count its lines); a person at a terminal learns the store was read.
+      output.note(cursor === undefined ? 'no stored sessions' : 'no more sessions after this cursor')
     }
     if (page.nextCursor !== null) output.note(`more: logbook list --cursor ${page.nextCursor}`)
     return 0
