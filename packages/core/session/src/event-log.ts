@@ -32,11 +32,14 @@ export class EventLog implements EventSource {
    */
   readonly envelopesChecked: boolean
   private adopted = false
+  /** False while no slot can hold a run (a log only ever `push`ed to): `slice` is then one native copy. */
+  private mayHoldRuns: boolean
 
   constructor(slots: LogSlot[] = [], base = 0, envelopesChecked = false) {
     this.slots = slots
     this.base = base
     this.envelopesChecked = envelopesChecked
+    this.mayHoldRuns = slots.length > 0
   }
 
   /** The number of events. */
@@ -81,17 +84,21 @@ export class EventLog implements EventSource {
     const start = slots.length
     slots.length = start + count
     slots.fill(run, start)
+    this.mayHoldRuns = true
   }
 
   /** Indexes `from … to − 1` as a plain array of events (each built once): one native copy, then any run filled in. */
   slice(from: number, to: number): SessionEvent[] {
     const out = this.slots.slice(from, to)
+    if (!this.mayHoldRuns) return out as SessionEvent[]
     for (let i = 0; i < out.length; i++) if (out[i] instanceof PackedRun) out[i] = this.at(from + i)!
     return out as SessionEvent[]
   }
 
   /** A new log holding indexes `0 … n − 1`, sharing events and runs (no member is built). */
   prefix(n: number): EventLog {
-    return new EventLog(this.slots.slice(0, n), this.base)
+    const log = new EventLog(this.slots.slice(0, n), this.base)
+    log.mayHoldRuns = this.mayHoldRuns && n > 0
+    return log
   }
 }

@@ -172,6 +172,35 @@ describe('lazy packed chunk runs (01 §10, §5)', () => {
     expect(restored.events.slice(1, 7)).toEqual(source.events.slice(1, 7))
   })
 
+  it('S-148 slice builds a packed member wherever one may sit, also in a prefix, and copies a pushed-only log as is', async () => {
+    const { store } = await makeApp()
+    const source = store.create(SessionId('source'))
+    writeLog(source, [{ k: 'turn' }, { k: 'user' }, { k: 'chunks', chunk: { kind: 'text', n: 5, step: 1 } }, { k: 'assistant', calls: 0 }], ['a'])
+    const records = storedRecords(source.events)
+    const pushed = new EventLog()
+    for (const event of source.events) pushed.push(event)
+    const packed = new EventLog()
+    for (const value of records) {
+      const run = decodeStorageRun(value)
+      if (run === undefined) packed.push(value as SessionEvent)
+      else packed.pushRun(run)
+    }
+    const plain = JSON.parse(JSON.stringify(source.events)) as unknown
+    expect(pushed.slice(0, pushed.length)).toEqual(source.events.slice())
+    expect(pushed.slice(0, pushed.length).every((event, i) => event === source.events[i])).toBe(true)
+    const sliced = (log: EventLog): void => {
+      const all = log.slice(0, log.length)
+      expect(all.some(slot => !Object.hasOwn(slot, 'seq'))).toBe(false)
+      expect(JSON.parse(JSON.stringify(all))).toEqual((plain as unknown[]).slice(0, log.length))
+    }
+    sliced(packed.prefix(packed.length))
+    sliced(packed.prefix(5).prefix(4))
+    // A prefix's slice builds into the prefix's slots: the parent, which shares its runs, still holds them packed.
+    expect(packed.runAt(3)).toBeDefined()
+    sliced(packed)
+    expect(packed.runAt(3)).toBeUndefined()
+  })
+
   it('S-147 typeAt gives each event\'s type without building a packed member', async () => {
     const { store } = await makeApp()
     store.registerEventType('plugin/x')

@@ -86,6 +86,24 @@ describe('built-in units (03 §1.5)', () => {
     expect(foldProjection(statsProjection, backwards).totals).toMatchObject({ turns: 1, steps: 1, toolCalls: 1, turnMs: 0, modelMs: 0, toolMs: 0 })
   })
 
+  it('stats returns each new state frozen whole (state, totals, open calls), so storing it walks nothing', () => {
+    const log = [
+      { type: 'turn/start', seq: 0, time: 1, data: { turn: 1 } },
+      { type: 'step/start', seq: 1, time: 2, data: { turn: 1, step: 1 } },
+      { type: 'tool/call', seq: 2, time: 3, data: { turn: 1, step: 1, callId: 'c', name: 'read', arguments: '{}' } },
+      { type: 'tool/result', seq: 3, time: 4, data: { turn: 1, step: 1, message: resultMsg('r', 'c') }, surfaceOp: 'append' },
+    ] as unknown as SessionEvent[]
+    let state = statsProjection.init()
+    for (const event of log) {
+      const next = statsProjection.apply(state, event)
+      expect(next).not.toBe(state)
+      expect([next, next.totals, next.callsAt].every(part => Object.isFrozen(part))).toBe(true)
+      state = next
+    }
+    expect(state.callsAt).toEqual({})
+    expect(state.totals).toMatchObject({ turns: 1, steps: 1, toolCalls: 1, toolMs: 1 })
+  })
+
   it('L-027 two todo/write events → the second list; a later turn/start keeps it', async () => {
     const { app } = await makeApp()
     const s = app.sessions.create(sid('s'))
