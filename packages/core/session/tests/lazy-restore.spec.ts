@@ -86,14 +86,19 @@ function restore(store: SessionStore, id: string, seed: readonly SessionEvent[],
   return session
 }
 
-function lazySeed(records: readonly unknown[]): readonly SessionEvent[] {
+/** A log of `records` as a restore holds it: each packed row a run, every other record an event. */
+function packedLog(records: readonly unknown[]): EventLog {
   const log = new EventLog()
   for (const value of records) {
     const run = decodeStorageRun(value)
     if (run === undefined) log.push(value as SessionEvent)
     else log.pushRun(run)
   }
-  return eventsView(log)
+  return log
+}
+
+function lazySeed(records: readonly unknown[]): readonly SessionEvent[] {
+  return eventsView(packedLog(records))
 }
 
 /** The eager reference: every event its own parsed record (no packing), as a plain array. */
@@ -179,12 +184,7 @@ describe('lazy packed chunk runs (01 §10, §5)', () => {
     const records = storedRecords(source.events)
     const pushed = new EventLog()
     for (const event of source.events) pushed.push(event)
-    const packed = new EventLog()
-    for (const value of records) {
-      const run = decodeStorageRun(value)
-      if (run === undefined) packed.push(value as SessionEvent)
-      else packed.pushRun(run)
-    }
+    const packed = packedLog(records)
     const plain = JSON.parse(JSON.stringify(source.events)) as unknown
     expect(pushed.slice(0, pushed.length)).toEqual(source.events.slice())
     expect(pushed.slice(0, pushed.length).every((event, i) => event === source.events[i])).toBe(true)
@@ -208,12 +208,7 @@ describe('lazy packed chunk runs (01 §10, §5)', () => {
     writeLog(source, [{ k: 'turn' }, { k: 'user' }, { k: 'chunks', chunk: { kind: 'text', n: 5, step: 1 } },
       { k: 'chunks', chunk: { kind: 'tool-named', n: 3, step: 1 } }, { k: 'assistant', calls: 0 }, { k: 'tool' },
       { k: 'plugin' }, { k: 'chunks', chunk: { kind: 'reasoning', n: 4, step: 2 } }], ['a', 'b'])
-    const log = new EventLog()
-    for (const value of storedRecords(source.events)) {
-      const run = decodeStorageRun(value)
-      if (run === undefined) log.push(value as SessionEvent)
-      else log.pushRun(run)
-    }
+    const log = packedLog(storedRecords(source.events))
     const restored = restore(store, 'restored', eventsView(log), source.header)
     // The restore marker's time follows the last event's, so the restore built that member; the others are packed.
     const packed = Array.from({ length: log.length }, (_, i) => log.runAt(i) !== undefined)
