@@ -7,7 +7,9 @@
  * fourth parses W stored one event per line (the floor the backends would have without packed chunk rows); a fifth
  * (file backends) measures the checked-hold reference: the floor plus each record's checksum checked, every event
  * that is not a packed row deep-frozen and every row held packed — the least a resume with these integrity checks
- * does, with no session, no event checks and no surface.
+ * does, with no session, no event checks and no surface. A sixth runs the same resume three times, each on a new
+ * mount, and times the third: the **warm reference**, what B2 costs once V8 has compiled the restore code, so that the
+ * figure's excess over it is the fresh process's warm-up.
  */
 
 import { report, type cpuSpentSince } from '../harness.ts'
@@ -41,6 +43,8 @@ export function runB2(kind: BackendKind): void {
     const unpacked = childStep<{ ms: number; records: number }>('unpacked-floor', kind, fixture.dir)
     const held = kind === 'postgres' ? undefined : childStep<{ ms: number; events: number }>('checked-hold', kind, fixture.dir)
     const run = childStep<{ ms: number; events: number; messages: number } & CpuSpent>('resume', kind, fixture.dir)
+    const warm = childStep<{ ms: number; events: number }>('resume-warm', kind, fixture.dir)
+    if (warm.events !== run.events) throw new Error(`warm resume restored ${warm.events} events, cold resume ${run.events}`)
     if (held !== undefined && held.events !== eager.events) throw new Error(`checked hold kept ${held.events} events, eager build ${eager.events}`)
     if (eager.events !== run.events - 1) throw new Error(`eager build made ${eager.events} events, resume ${run.events}`)
     report({
@@ -58,6 +62,9 @@ export function runB2(kind: BackendKind): void {
           'checked-hold reference / floor': held.ms / floor.ms,
           'figure / checked-hold reference': run.ms / held.ms,
         }),
+        'warm reference ms (third resume in one process)': warm.ms,
+        'warm reference / floor': warm.ms / floor.ms,
+        'figure / warm reference': run.ms / warm.ms,
         'unpacked floor ms (one event per line)': unpacked.ms,
         'figure / unpacked floor': run.ms / unpacked.ms,
         ...cpuFigures(run, floor),
