@@ -69,9 +69,39 @@ export function syncFile(fd: number, durability: Durability): Promise<void> {
   return durability === 'fsync' ? io.datasync(fd) : SYNCED
 }
 
-/** Directory `fsync` unless durability is `none`. */
-export async function syncDir(path: string, durability: Durability): Promise<void> {
-  if (durability === 'fsync') await io.fsyncDir(path)
+/** A directory sync in flight, and the one that runs after it for every request made meanwhile. */
+interface DirSync {
+  /** Settles, never rejecting, when this sync has finished. */
+  readonly settled: Promise<void>
+  next: Promise<void> | undefined
+}
+
+/** The sync in flight per directory path. */
+const dirSyncs = new Map<string, DirSync>()
+const ignore = (): void => {}
+
+function startDirSync(path: string): Promise<void> {
+  const run = io.fsyncDir(path)
+  const sync: DirSync = { settled: run.then(ignore, ignore), next: undefined }
+  dirSyncs.set(path, sync)
+  void sync.settled.then(() => {
+    if (dirSyncs.get(path) === sync && sync.next === undefined) dirSyncs.delete(path)
+  })
+  return run
+}
+
+/**
+ * Directory `fsync` unless durability is `none`. Concurrent requests for one directory share syncs (many sessions
+ * created at once in one project directory): a sync already running may have read the directory before the caller's
+ * change, so the caller waits for the next one, which starts after that one ends and serves every request made while
+ * it ran. Each caller's promise settles with a sync that started after its call.
+ */
+export function syncDir(path: string, durability: Durability): Promise<void> {
+  if (durability !== 'fsync') return SYNCED
+  const running = dirSyncs.get(path)
+  if (running === undefined) return startDirSync(path)
+  running.next ??= running.settled.then(() => startDirSync(path))
+  return running.next
 }
 
 /** The `code` of a Node system error, or undefined. */
