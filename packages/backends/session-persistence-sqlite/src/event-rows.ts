@@ -11,7 +11,7 @@ import {
 } from '@logbook/session-persistence'
 
 /**
- * One `logbook_events` row as selected by `select-events-from.sql`, in better-sqlite3's raw (array) mode: the scan
+ * One `logbook_events` row as selected by `select-events-page.sql`, in better-sqlite3's raw (array) mode: the scan
  * builds no object per row. `crc` is absent from version-1 rows, which have none (`null`: version 2, missing).
  */
 export type EventRow = readonly [seq: number, lastSeq: number, kind: string, type: string, time: number, body: string, crc?: number | null]

@@ -28,6 +28,9 @@ function asArrays<T>(statement: Statement, fn: (statement: Statement) => T): T {
 /** Most members of a packed row, hence how far before `fromSeq` a seek starts. */
 const SEEK_WINDOW = 1023
 
+/** Event rows a scan reads per statement run (02 §6 "Reads"). */
+export const SCAN_PAGE_ROWS = 256
+
 /** What a scan needs from its backend: identity, location, the row-count cache and the rows-read counter. */
 export interface ScanState {
   readonly storeId: string
@@ -37,9 +40,21 @@ export interface ScanState {
 }
 
 /**
- * One record per row from `end` on, plus the SQLite-only defects (beyond `next_seq`, missing rows). Rows are consumed
- * as the statement steps (each body is parsed and dropped while young, instead of all bodies being held at once).
+ * The rows of session `id` from seq `fromSeq` on, in seq order, read `SCAN_PAGE_ROWS` at a time with one `all` each
+ * (a step per row costs more), so a page's bodies are parsed and dropped while young instead of all held at once.
+ * Each page starts after the last seq of the one before (seq is the primary key): the pages, inside the caller's read
+ * transaction, hold exactly the rows one statement would have returned.
  */
+function* pagedRows(statement: Statement, id: string, fromSeq: number): Generator<EventRow> {
+  for (let from = fromSeq; ;) {
+    const page = statement.all({ sessionId: id, fromSeq: from, limit: SCAN_PAGE_ROWS }) as EventRow[]
+    for (let i = 0; i < page.length; i++) yield page[i]!
+    if (page.length < SCAN_PAGE_ROWS) return
+    from = page[page.length - 1]![0] + 1
+  }
+}
+
+/** One record per row from `end` on, plus the SQLite-only defects (beyond `next_seq`, missing rows). */
 function rowRecords(rows: Iterable<EventRow>, nextSeq: number, start: number, fromSeq: number): {
   records: ScanRecord<number>[]
   startSeq: number
@@ -97,10 +112,8 @@ export function scanSession(stmt: Stmt, id: string, fromSeq: number | undefined,
   const revision = revisionToken(state.storeId, session.incarnation, session.revision)
   const seek = fromSeq !== undefined && fromSeq > 0
   const from = seek ? Math.max(0, fromSeq - SEEK_WINDOW) : 0
-  const { records, startSeq, rowCount } = asArrays(stmt('select-events-from'), statement => {
-    const rows = statement.iterate({ sessionId: id, fromSeq: from }) as IterableIterator<EventRow>
-    return rowRecords(rows, session.next_seq, seek ? from : 0, seek ? fromSeq : 0)
-  })
+  const { records, startSeq, rowCount } = asArrays(stmt('select-events-page'), statement =>
+    rowRecords(pagedRows(statement, id, from), session.next_seq, seek ? from : 0, seek ? fromSeq : 0))
   state.countRead(rowCount)
   let physicalLength = rowCount
   if (seek) {

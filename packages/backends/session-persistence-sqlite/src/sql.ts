@@ -24,7 +24,7 @@ export const SCHEMA_STATEMENTS = [
 export const MIGRATION_V2_STATEMENTS = ['migrate-v2-sessions-crc', 'migrate-v2-events-crc'] as const
 
 /** The statements whose version-2 form (`<name>-v2`) reads or writes the `crc` columns. */
-const VERSIONED = new Set<string>(['select-session', 'list-sessions', 'list-sessions-after', 'select-events-from', 'select-event-before', 'insert-session', 'insert-event'])
+const VERSIONED = new Set<string>(['select-session', 'list-sessions', 'list-sessions-after', 'select-events-from', 'select-events-page', 'select-event-before', 'insert-session', 'insert-event'])
 
 /** Statement `name` as the schema of `version` needs it: the `-v2` file where the crc columns matter. */
 export function versioned(name: StatementName, version: number): StatementName {
@@ -39,6 +39,7 @@ export type StatementName =
   | 'list-sessions-v2'
   | 'list-sessions-after-v2'
   | 'select-events-from-v2'
+  | 'select-events-page-v2'
   | 'select-event-before-v2'
   | 'insert-session-v2'
   | 'insert-event-v2'
@@ -57,6 +58,7 @@ export type StatementName =
   | 'delete-session'
   | 'insert-event'
   | 'select-events-from'
+  | 'select-events-page'
   | 'select-event-before'
   | 'delete-events-from'
   | 'select-lease'

@@ -8,7 +8,8 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ScanRecord } from '@logbook/session-persistence'
-import { sql } from '../src/sql.ts'
+import { SCAN_PAGE_ROWS } from '../src/scan.ts'
+import { MIGRATION_V2_STATEMENTS, sql } from '../src/sql.ts'
 import type { SqliteBackend } from '../src/backend.ts'
 import { sqliteDamage, tempDir, withDatabase } from './fixture.ts'
 import { deadOwner, header, owner, records, rejection, scalars, signal, startBackend, turn } from './helpers.ts'
@@ -214,6 +215,43 @@ describe('seek reads', () => {
     const scan = (await backend.scan('s1', { fromSeq: 9 }, signal))!
     expect(scan.startSeq).toBe(8)
     expect(scan.records[0]!.marker).toBe(8)
+  })
+})
+
+describe('P-183 a scan reads its rows a page at a time', () => {
+  const seqsOf = (recs: readonly ScanRecord<number>[]) => recs.flatMap(r => (r.result.ok ? r.result.events.map(e => e.seq) : []))
+  const rowsTotal = 2 * SCAN_PAGE_ROWS + 7
+
+  it('P-183 the page query walks the primary key from fromSeq and stops at its limit', () => {
+    const db = new Database(':memory:')
+    for (const name of ['create-table-sessions', 'create-table-events', ...MIGRATION_V2_STATEMENTS] as const) db.exec(sql(name))
+    for (const name of ['select-events-page', 'select-events-page-v2'] as const) {
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql(name)}`).all({ sessionId: 'big', fromSeq: 1, limit: 2 }) as { detail: string }[]
+      expect(plan.map(p => p.detail).join('\n')).toMatch(/^SEARCH logbook_events USING PRIMARY KEY \(session_id=\? AND seq>\?\)$/)
+    }
+    db.close()
+  })
+
+  it('P-183 a log of more than two pages scans every row once, in order, and a seek into the third page starts there', async () => {
+    await stored('s1', scalars(0, rowsTotal))
+    const scan = (await backend.scan('s1', {}, signal))!
+    expect(scan.records).toHaveLength(rowsTotal)
+    expect(scan.records.map(r => r.marker)).toEqual([...Array(rowsTotal).keys()])
+    expect(seqsOf(scan.records)).toEqual([...Array(rowsTotal).keys()])
+    expect(scan.physicalLength).toBe(rowsTotal)
+    const seek = (await backend.scan('s1', { fromSeq: 2 * SCAN_PAGE_ROWS + 3 }, signal))!
+    expect(seek.startSeq).toBe(2 * SCAN_PAGE_ROWS + 3)
+    expect(seqsOf(seek.records)).toEqual([...Array(4).keys()].map(i => 2 * SCAN_PAGE_ROWS + 3 + i))
+  })
+
+  it('P-183 a row missing at a page boundary leaves a gap at its seq, and every row after it still scans', async () => {
+    await stored('s1', scalars(0, rowsTotal))
+    withDatabase(path, db => db.prepare("DELETE FROM logbook_events WHERE session_id = 's1' AND seq = ?").run(SCAN_PAGE_ROWS))
+    const scan = (await backend.scan('s1', {}, signal))!
+    const expected = [...Array(rowsTotal).keys()].filter(seq => seq !== SCAN_PAGE_ROWS)
+    expect(seqsOf(scan.records)).toEqual(expected)
+    // A record's marker is where it starts reading: the row after the gap starts at the missing seq.
+    expect(scan.records.map(r => r.marker)).toEqual(expected.map(seq => (seq === SCAN_PAGE_ROWS + 1 ? SCAN_PAGE_ROWS : seq)))
   })
 })
 
