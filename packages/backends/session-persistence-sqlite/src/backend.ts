@@ -65,8 +65,11 @@ const conflict = (sessionId: string, message: string, details?: Record<string, u
     ...(details === undefined ? {} : { details }),
   })
 
-const isPrimaryKeyConflict = (error: unknown): boolean =>
-  (error as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+/** An event row already stored at the seq: the primary key (schema versions 1–2) or the unique index (3) refused it. */
+const isRowConflict = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code
+  return code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE'
+}
 
 /** The SQLite backend of 02 §6; one instance per plugin instance, one connection per instance. */
 export class SqliteBackend implements PersistenceBackend<number, LockToken> {
@@ -296,6 +299,7 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
   private scanState(): ScanState {
     return {
       storeId: this.storeId(),
+      schemaVersion: this.connection.version,
       location: this.location,
       rowCounts: this.rowCounts,
       countRead: (n: number) => {
@@ -336,7 +340,7 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
       try {
         insert.run(params === undefined ? (params = rowParams(id, record)) : fillRowParams(params, record))
       } catch (error) {
-        if (isPrimaryKeyConflict(error)) throw conflict(id, `a row is already stored at seq ${record.seq}`, { actual: record.seq })
+        if (isRowConflict(error)) throw conflict(id, `a row is already stored at seq ${record.seq}`, { actual: record.seq })
         throw error
       }
       nextSeq = record.lastSeq + 1

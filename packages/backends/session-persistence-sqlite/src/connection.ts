@@ -72,9 +72,9 @@ export class StoreConnection {
     return this.identity?.kind === 'store' ? this.identity.storeId : undefined
   }
 
-  /** The schema version of the store as last checked (2 for a store still to be created). */
+  /** The schema version of the store as last checked (the current one for a store still to be created). */
   get version(): SchemaVersion {
-    return this.identity?.kind === 'store' ? this.identity.version : 2
+    return this.identity?.kind === 'store' ? this.identity.version : LOGBOOK_SCHEMA_VERSION
   }
 
   /**

@@ -1,23 +1,23 @@
 /**
- * Store identity (02 §6 "Identity"): `application_id` 0x4C4F4742 ("LOGB"), `user_version` 1 (no checksums) or 2
- * (a `crc` on every header and event row), and a schema equal to the reference set of that version. Only `:memory:`
- * starts pristine; a file becomes a store when this backend creates it (create-store.ts), and anything else that is
- * not exactly a store of a version this build reads is refused.
+ * Store identity (02 §6 "Identity"): `application_id` 0x4C4F4742 ("LOGB"), `user_version` 1 (no checksums), 2 (a
+ * `crc` on every header and event row) or 3 (the same rows, `logbook_events` a rowid table), and a schema equal to
+ * the reference set of that version. Only `:memory:` starts pristine; a file becomes a store when this backend creates
+ * it (create-store.ts), and anything else that is not exactly a store of a version this build reads is refused.
  */
 
 import { randomUUID } from 'node:crypto'
 import Database from 'better-sqlite3'
 import { SessionPersistenceError } from '@logbook/session-persistence'
-import { MIGRATION_V2_STATEMENTS, normaliseSql, SCHEMA_STATEMENTS, sql, type StatementName } from './sql.ts'
+import { MIGRATION_V2_STATEMENTS, MIGRATION_V3_STATEMENTS, normaliseSql, SCHEMA_STATEMENTS, sql, type StatementName } from './sql.ts'
 
 /** `application_id` of every Logbook SQLite store: the ASCII bytes "LOGB". */
 export const LOGBOOK_APPLICATION_ID = 0x4c4f4742
-/** `user_version` this build writes: checksums on every record. */
-export const LOGBOOK_SCHEMA_VERSION = 2
+/** `user_version` this build writes: checksums on every record, event rows in insertion order. */
+export const LOGBOOK_SCHEMA_VERSION = 3
 /** The oldest `user_version` this build reads (written the old way until `migrate`). */
 export const OLDEST_SCHEMA_VERSION = 1
 /** A schema version this build reads. */
-export type SchemaVersion = 1 | 2
+export type SchemaVersion = 1 | 2 | 3
 
 /** What the identity check found: a pristine `:memory:` database, or a Logbook store with its id and version. */
 export type StoreIdentity =
@@ -31,9 +31,13 @@ interface SchemaObject {
   readonly sql: string | null
 }
 
-/** The DDL that builds the schema of `version`, in order. */
-function schemaSteps(version: SchemaVersion): readonly StatementName[] {
-  return version === 1 ? SCHEMA_STATEMENTS : [...SCHEMA_STATEMENTS, ...MIGRATION_V2_STATEMENTS]
+/** The DDL that takes the schema of `from` to that of `to` (from 0: builds it), in order. */
+function schemaSteps(to: SchemaVersion, from = 0): readonly StatementName[] {
+  return [
+    ...(from < 1 ? SCHEMA_STATEMENTS : []),
+    ...(from < 2 && to >= 2 ? MIGRATION_V2_STATEMENTS : []),
+    ...(from < 3 && to >= 3 ? MIGRATION_V3_STATEMENTS : []),
+  ]
 }
 
 const references = new Map<SchemaVersion, ReadonlyMap<string, string>>()
@@ -80,19 +84,19 @@ export function checkIdentity(db: Database.Database, path: string, allowPristine
   if (applicationId !== LOGBOOK_APPLICATION_ID) {
     throw foreignStore(path, `application_id ${applicationId}, ${objects} schema objects`, { applicationId, userVersion })
   }
-  if (userVersion !== 1 && userVersion !== 2) {
+  if (userVersion < OLDEST_SCHEMA_VERSION || userVersion > LOGBOOK_SCHEMA_VERSION) {
     const direction = userVersion > LOGBOOK_SCHEMA_VERSION ? 'newer' : 'older'
     const message = direction === 'newer'
       ? `written by a newer Logbook (schema version ${userVersion}, this build reads ${LOGBOOK_SCHEMA_VERSION}): upgrade Logbook`
       : `schema version ${userVersion}, older than ${OLDEST_SCHEMA_VERSION}; there is no upgrade path`
     throw incompatible(path, message, { direction, found: userVersion, supported: LOGBOOK_SCHEMA_VERSION })
   }
-  checkSchemaObjects(db, path, userVersion)
+  checkSchemaObjects(db, path, userVersion as SchemaVersion)
   const row = db.prepare(sql('select-store')).get() as { store_id: unknown } | undefined
   if (row === undefined || typeof row.store_id !== 'string' || row.store_id === '') {
     throw incompatible(path, 'the logbook_store row is missing', { object: 'logbook_store' })
   }
-  return { kind: 'store', storeId: row.store_id, version: userVersion }
+  return { kind: 'store', storeId: row.store_id, version: userVersion as SchemaVersion }
 }
 
 /** Compare every stored table, index, trigger and view with the reference set of `version`, exactly. */
@@ -129,8 +133,12 @@ export function createSchema(db: Database.Database, now: number): string {
   return storeId
 }
 
-/** Add the version-2 columns to a version-1 schema and mark it version 2; call inside the migration transaction. */
-export function upgradeSchemaToV2(db: Database.Database): void {
-  for (const name of MIGRATION_V2_STATEMENTS) db.prepare(sql(name)).run()
+/**
+ * Take a store of schema version `from` to the current one — add the `crc` columns (from 1; they are left for the
+ * caller to fill), then rebuild `logbook_events` as a rowid table (from 1 or 2) — and mark it current; call inside
+ * the migration transaction.
+ */
+export function upgradeSchema(db: Database.Database, from: SchemaVersion): void {
+  for (const name of schemaSteps(LOGBOOK_SCHEMA_VERSION, from)) db.prepare(sql(name)).run()
   db.pragma(`user_version = ${LOGBOOK_SCHEMA_VERSION}`)
 }

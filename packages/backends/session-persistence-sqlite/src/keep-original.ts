@@ -1,15 +1,16 @@
 /**
  * Maintenance that keeps the original (02 §4.7): a `VACUUM INTO` copy of the whole database beside it before a
- * repair cuts rows (`…<stamp>.bak`) or a migration changes the schema (`…<stamp>.v1`), and the migration itself —
- * schema version 1 to 2, in place, in one `BEGIN IMMEDIATE` transaction: every session must pass the read checks
- * and be free of live holders, then the `crc` columns are added and filled and `user_version` set to 2. Connections
- * of other processes see the schema change at their next transaction and follow it.
+ * repair cuts rows (`…<stamp>.bak`) or a migration changes the schema (`…<stamp>.v<version>`), and the migration
+ * itself — schema version 1 or 2 to 3, in place, in one `BEGIN IMMEDIATE` transaction: every session must pass the
+ * read checks and be free of live holders, then (from 1) the `crc` columns are added, `logbook_events` is rebuilt
+ * as a rowid table, (from 1) the checksums are filled and `user_version` is set to 3. Connections of other processes
+ * see the schema change at their next transaction and follow it.
  */
 
 import { closeSync, openSync, unlinkSync } from 'node:fs'
 import { createKeptCopy, recordChecksum, type PhysicalScan } from '@logbook/session-persistence'
 import type { Statement, StoreConnection } from './connection.ts'
-import { upgradeSchemaToV2 } from './identity.ts'
+import { upgradeSchema } from './identity.ts'
 import { requireNoOtherLease } from './lease.ts'
 import { scanSession, type ScanState } from './scan.ts'
 import type { StatementName } from './sql.ts'
@@ -40,7 +41,7 @@ function checkAll(stmt: Stmt, state: ScanState, ownerId: string, verify: (id: st
   return ids
 }
 
-/** Compute and store the checksum of every header and event row (version 2 columns just added). */
+/** Compute and store the checksum of every header and event row (the `crc` columns just added to a version-1 store). */
 function fillChecksums(stmt: Stmt, ids: readonly string[]): void {
   const updateSession = stmt('update-session-crc')
   const updateEvent = stmt('update-event-crc')
@@ -54,8 +55,8 @@ function fillChecksums(stmt: Stmt, ids: readonly string[]): void {
 }
 
 /**
- * Migrate the store of `connection` from schema version 1 to 2, keeping a copy of the original beside it. Returns
- * the sessions rewritten and where the copy is (removed again when the migration fails).
+ * Migrate the store of `connection` from its schema version to the current one, keeping a copy of the original
+ * beside it. Returns the sessions rewritten and where the copy is (removed again when the migration fails).
  * @throws what `verify` throws (a session that fails the read checks), `SESSION_LOCKED` (a live holder), `STORE_IO`.
  */
 export async function migrateStore(
@@ -65,12 +66,14 @@ export async function migrateStore(
   verify: (id: string, scan: PhysicalScan<number>) => void,
 ): Promise<{ sessions: string[]; original: string }> {
   connection.read(stmt => checkAll(stmt, state(), ownerId, verify))
-  const original = await keepCopy(connection, 'v1')
+  const from = connection.version
+  const original = await keepCopy(connection, `v${from}`)
   try {
     const sessions = connection.migrate((db, stmt) => {
       const ids = checkAll(stmt, state(), ownerId, verify)
-      upgradeSchemaToV2(db)
-      fillChecksums(stmt, ids)
+      const version = connection.version
+      upgradeSchema(db, version)
+      if (version < 2) fillChecksums(stmt, ids)
       return ids
     })
     return { sessions, original }

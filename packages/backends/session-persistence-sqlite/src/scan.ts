@@ -6,6 +6,7 @@
 
 import { headerColumnProblem, parseHeaderColumn, SessionPersistenceError, type PhysicalScan, type ScanRecord } from '@logbook/session-persistence'
 import type { Statement } from './connection.ts'
+import { LOGBOOK_SCHEMA_VERSION } from './identity.ts'
 import { checkRow, coveredBy, scanRecord, type EventRow } from './event-rows.ts'
 import { headerChecksumProblem, revisionToken, type SessionRow } from './session-row.ts'
 import type { StatementName } from './sql.ts'
@@ -31,9 +32,11 @@ const SEEK_WINDOW = 1023
 /** Event rows a scan reads per statement run (02 §6 "Reads"). */
 export const SCAN_PAGE_ROWS = 256
 
-/** What a scan needs from its backend: identity, location, the row-count cache and the rows-read counter. */
+/** What a scan needs from its backend: identity, schema version, location, the row-count cache and the rows-read counter. */
 export interface ScanState {
   readonly storeId: string
+  /** The store's schema version: below the current one, the scan says `migrate` has work (`outdatedLayout`). */
+  readonly schemaVersion: number
   readonly location: string | undefined
   readonly rowCounts: Map<string, { readonly revision: string; readonly rows: number }>
   readonly countRead: (rows: number) => void
@@ -128,6 +131,7 @@ export function scanSession(stmt: Stmt, id: string, fromSeq: number | undefined,
     ...(headerProblem === undefined ? {} : { headerProblem }),
     ...(headerDefect === undefined ? {} : { headerDefect }),
     checksums: session.crc !== undefined,
+    ...(state.schemaVersion < LOGBOOK_SCHEMA_VERSION ? { outdatedLayout: true } : {}),
     storeId: state.storeId,
     incarnation: session.incarnation,
     revision,

@@ -19,11 +19,25 @@ export const SCHEMA_STATEMENTS = [
 
 /**
  * The steps from schema version 1 to 2 (checksums): a `crc` column on the header and event rows. A new store runs
- * the version-1 DDL and then these, so every store of one version has the same stored schema text.
+ * the version-1 DDL and then the steps of each later version, so every store of one version has the same stored
+ * schema text.
  */
 export const MIGRATION_V2_STATEMENTS = ['migrate-v2-sessions-crc', 'migrate-v2-events-crc'] as const
 
-/** The statements whose version-2 form (`<name>-v2`) reads or writes the `crc` columns. */
+/**
+ * The steps from schema version 2 to 3: `logbook_events` becomes a rowid table (rows in insertion order) with a unique
+ * index on `(session_id, seq)`, so a commit carrying many sessions' batches dirties the few pages at the table's end
+ * instead of one leaf per session. The rows are copied as they are, in `(session_id, seq)` order.
+ */
+export const MIGRATION_V3_STATEMENTS = [
+  'migrate-v3-events-rename',
+  'migrate-v3-events-create',
+  'migrate-v3-events-copy',
+  'migrate-v3-events-drop',
+  'migrate-v3-events-index',
+] as const
+
+/** The statements whose version-2 form (`<name>-v2`, used from version 2 on) reads or writes the `crc` columns. */
 const VERSIONED = new Set<string>(['select-session', 'list-sessions', 'list-sessions-after', 'select-events-from', 'select-events-page', 'select-event-before', 'insert-session', 'insert-event'])
 
 /** Statement `name` as the schema of `version` needs it: the `-v2` file where the crc columns matter. */
@@ -35,6 +49,7 @@ export function versioned(name: StatementName, version: number): StatementName {
 export type StatementName =
   | (typeof SCHEMA_STATEMENTS)[number]
   | (typeof MIGRATION_V2_STATEMENTS)[number]
+  | (typeof MIGRATION_V3_STATEMENTS)[number]
   | 'select-session-v2'
   | 'list-sessions-v2'
   | 'list-sessions-after-v2'

@@ -40,7 +40,7 @@ async function storeOneSession(backend: SqliteBackend, id = 's1'): Promise<void>
 }
 
 describe('pragmas and identity', () => {
-  it('P-101 pragmas read back as configured; application_id 0x4C4F4742, user_version 2; no file before the first write', async () => {
+  it('P-101 pragmas read back as configured; application_id 0x4C4F4742, user_version 3; no file before the first write', async () => {
     const { path } = newPath()
     const backend = await backendOn(path, { busyTimeoutMs: 1234 })
     await backend.list({ limit: 50 }, signal)
@@ -51,11 +51,11 @@ describe('pragmas and identity', () => {
     expect(existsSync(path)).toBe(true)
     expect(backend.pragmas()).toMatchObject({
       journal_mode: 'wal', synchronous: 2, foreign_keys: 1, trusted_schema: 0, cache_size: -2048, mmap_size: 0, busy_timeout: 1234,
-      application_id: LOGBOOK_APPLICATION_ID, user_version: 2,
+      application_id: LOGBOOK_APPLICATION_ID, user_version: 3,
     })
     withDatabase(path, db => {
       expect(db.pragma('application_id', { simple: true })).toBe(0x4c4f4742)
-      expect(db.pragma('user_version', { simple: true })).toBe(2)
+      expect(db.pragma('user_version', { simple: true })).toBe(3)
     })
     const other = newPath()
     const normal = await backendOn(other.path, { synchronous: 'normal', journalMode: 'delete', busyTimeoutMs: 0 })
@@ -81,7 +81,7 @@ describe('pragmas and identity', () => {
     expect(error.message).toContain(path)
   })
 
-  it('P-102 application_id 12345 is STORE_FOREIGN; user_version 3 is STORE_INCOMPATIBLE newer', async () => {
+  it('P-102 application_id 12345 is STORE_FOREIGN; user_version 4 is STORE_INCOMPATIBLE newer', async () => {
     const { path } = newPath()
     const db = new Database(path)
     db.pragma('application_id = 12345')
@@ -91,11 +91,11 @@ describe('pragmas and identity', () => {
 
     const other = newPath()
     await storeOneSession(await backendOn(other.path))
-    withDatabase(other.path, raw => raw.pragma('user_version = 3'))
+    withDatabase(other.path, raw => raw.pragma('user_version = 4'))
     const error = await rejection(startBackend(other.path))
     expect(error.code).toBe('STORE_INCOMPATIBLE')
     expect(error.details).toMatchObject({ direction: 'newer' })
-    expect(error.message).toMatch(/newer.*upgrade/)
+    expect(error.message).toMatch(/newer Logbook \(schema version 4, this build reads 3\): upgrade Logbook/)
     expect(error.message).toContain(other.path)
   })
 

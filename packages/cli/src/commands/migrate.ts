@@ -1,6 +1,6 @@
 /**
- * `logbook migrate (<id>… | --all) [--json]` (spec 03 §6.2, 02 §4.7): rewrite sessions of the older store format
- * (no checksums) in the current one, under write ownership. The original is kept beside the new artifact until the
+ * `logbook migrate (<id>… | --all) [--json]` (spec 03 §6.2, 02 §4.7): rewrite sessions of an older store format
+ * (no checksums, or an older SQLite layout) in the current one, under write ownership. The original is kept beside the new artifact until the
  * user deletes it; a SQLite database migrates whole, so its first session migrates every other. A session already in
  * the current format is left alone; one that fails its checks is refused and reported, and the others go on.
  */

@@ -133,6 +133,11 @@ export interface PhysicalScan<M> {
    * false for a session of the older store format, which has none (`verify` says so, `migrate` adds them).
    */
   readonly checksums: boolean
+  /**
+   * True when the store holds the session in an older layout than the one this build writes, checksums or not
+   * (SQLite schema versions 1 and 2): `migrate` rewrites it. Absent when the layout is current.
+   */
+  readonly outdatedLayout?: boolean
   readonly storeId: string
   /** UUID minted when the session was first materialised. */
   readonly incarnation: string
@@ -278,7 +283,7 @@ export interface PersistenceBackend<M = unknown, T extends LockToken = LockToken
    * Optional (backends with an older store format): rewrite the stored session in the current store format, keeping
    * the original until the user deletes it. `verify(id, scan)` runs the §4.1 checks on a scan and throws when a
    * session must not be migrated; a backend whose format is the whole store (SQLite) runs it for every session.
-   * Called only when the scan of `token`'s session had `checksums: false`.
+   * Called only when the scan of `token`'s session had `checksums: false` or `outdatedLayout: true`.
    * @throws what `verify` throws, `SESSION_LOCKED` (another live holder), `SESSION_CONFLICT`, `STORE_IO`.
    */
   migrate?(token: T, verify: (id: string, scan: PhysicalScan<M>) => void, signal: AbortSignal): Promise<MigrationResult>

@@ -1,8 +1,8 @@
 /**
- * `migrate(id)` (spec 02 §4.7): rewrite a session of the older store format (no checksums) in the current one, under
- * write ownership like a resume. The log must pass every §4.1 check and core's event validator first (a torn tail is
- * cut as `open(id, 'write')` cuts it), so checksums never vouch for damaged records; the backend keeps the original
- * until the user deletes it.
+ * `migrate(id)` (spec 02 §4.7): rewrite a session of an older store format (no checksums, or an older layout) in the
+ * current one, under write ownership like a resume. The log must pass every §4.1 check and core's event validator
+ * first (a torn tail is cut as `open(id, 'write')` cuts it), so checksums never vouch for damaged records; the
+ * backend keeps the original until the user deletes it.
  */
 import type { PhysicalScan } from './backend.ts'
 import { assertStoredEvents, readStored } from './classify.ts'
@@ -13,7 +13,8 @@ import { cutTornTail } from './repair.ts'
 import type { MigrateResult, OperationOptions } from './types.ts'
 
 /**
- * Rewrite stored session `id` (and, where the store format is the whole store, every session in it) with checksums.
+ * Rewrite stored session `id` (and, where the store format is the whole store, every session in it) in the current
+ * store format: checksums on every record, the backend's current layout.
  * @throws `SESSION_NOT_FOUND`, `SESSION_LOCKED`, `SESSION_CORRUPT` / `SESSION_FORMAT_UNSUPPORTED` (a session that fails
  * the read checks: repair or upgrade first), `SESSION_CONFLICT`, `STORE_IO`.
  */
@@ -23,7 +24,8 @@ export async function migrateSession(host: Host, id: string, opts?: OperationOpt
   const result = await withWriteOwnership(host, id, signal, async (claim, lock, scan): Promise<MigrateResult> => {
     const state = readStored(id, scan, isKnown)
     const { backend } = host
-    if (scan.checksums || backend.migrate === undefined) return { sessionId: id, migrated: false, sessions: [] }
+    const current = scan.checksums && scan.outdatedLayout !== true
+    if (current || backend.migrate === undefined) return { sessionId: id, migrated: false, sessions: [] }
     assertStoredEvents(id, state)
     const token = lock.token!
     throwIfAborted(signal)

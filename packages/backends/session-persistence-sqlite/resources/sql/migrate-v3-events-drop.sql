@@ -1,0 +1,1 @@
+DROP TABLE logbook_events_v2

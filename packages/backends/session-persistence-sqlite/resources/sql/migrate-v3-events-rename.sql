@@ -1,0 +1,1 @@
+ALTER TABLE logbook_events RENAME TO logbook_events_v2
