@@ -32,7 +32,7 @@ interface SchemaObject {
 }
 
 /** The DDL that takes the schema of `from` to that of `to` (from 0: builds it), in order. */
-function schemaSteps(to: SchemaVersion, from = 0): readonly StatementName[] {
+export function schemaSteps(to: SchemaVersion, from = 0): readonly StatementName[] {
   return [
     ...(from < 1 ? SCHEMA_STATEMENTS : []),
     ...(from < 2 && to >= 2 ? MIGRATION_V2_STATEMENTS : []),

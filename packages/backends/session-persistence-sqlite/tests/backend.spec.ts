@@ -9,7 +9,8 @@ import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ScanRecord } from '@logbook/session-persistence'
 import { SCAN_PAGE_ROWS } from '../src/scan.ts'
-import { MIGRATION_V2_STATEMENTS, MIGRATION_V3_STATEMENTS, sql } from '../src/sql.ts'
+import { schemaSteps } from '../src/identity.ts'
+import { sql } from '../src/sql.ts'
 import type { SqliteBackend } from '../src/backend.ts'
 import { sqliteDamage, tempDir, withDatabase } from './fixture.ts'
 import { deadOwner, header, owner, records, rejection, scalars, signal, startBackend, turn } from './helpers.ts'
@@ -224,12 +225,12 @@ describe('P-183 a scan reads its rows a page at a time', () => {
 
   it('P-183 the page query searches the key from fromSeq in every layout: the primary key (versions 1–2), the unique index (3)', () => {
     const layouts = [
-      { steps: [], search: 'PRIMARY KEY' },
-      { steps: MIGRATION_V3_STATEMENTS, search: 'INDEX logbook_events_by_seq' },
+      { version: 2, search: 'PRIMARY KEY' },
+      { version: 3, search: 'INDEX logbook_events_by_seq' },
     ] as const
-    for (const { steps, search } of layouts) {
+    for (const { version, search } of layouts) {
       const db = new Database(':memory:')
-      for (const name of ['create-table-sessions', 'create-table-events', ...MIGRATION_V2_STATEMENTS, ...steps] as const) db.exec(sql(name))
+      for (const name of schemaSteps(version)) db.exec(sql(name))
       for (const name of ['select-events-page', 'select-events-page-v2'] as const) {
         const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql(name)}`).all({ sessionId: 'big', fromSeq: 1, limit: 2 }) as { detail: string }[]
         expect(plan.map(p => p.detail).join('\n')).toBe(`SEARCH logbook_events USING ${search} (session_id=? AND seq>?)`)

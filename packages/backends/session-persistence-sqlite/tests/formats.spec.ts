@@ -12,9 +12,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore, { type SessionEvent } from '@logbook/session'
 import { encodeBatch, recordChecksum, type SessionPersistence } from '@logbook/session-persistence'
-import { LOGBOOK_APPLICATION_ID } from '../src/identity.ts'
+import { LOGBOOK_APPLICATION_ID, schemaSteps } from '../src/identity.ts'
 import SqliteSessionPersistence from '../src/index.ts'
-import { MIGRATION_V2_STATEMENTS, SCHEMA_STATEMENTS, sql, versioned } from '../src/sql.ts'
+import { sql, versioned } from '../src/sql.ts'
 import { sqliteDamage, tempDir, withDatabase } from './fixture.ts'
 import { header, owner, records, rejection, signal, startBackend, turn } from './helpers.ts'
 
@@ -50,7 +50,7 @@ function writeOldStore(path: string, version: 1 | 2, sessions: Record<string, re
   const db = new Database(path)
   try {
     db.pragma('journal_mode = wal')
-    for (const name of version === 1 ? SCHEMA_STATEMENTS : [...SCHEMA_STATEMENTS, ...MIGRATION_V2_STATEMENTS]) db.exec(sql(name))
+    for (const name of schemaSteps(version)) db.exec(sql(name))
     db.pragma(`application_id = ${LOGBOOK_APPLICATION_ID}`)
     db.pragma(`user_version = ${version}`)
     db.prepare(sql('insert-store')).run({ storeId: `v${version}-store`, createdAt: 1 })
