@@ -26,7 +26,7 @@ import type { Durability } from './io.ts'
 import { backupFile, migrateFile } from './keep-original.ts'
 import { Lister } from './listing.ts'
 import { readCheckpointFile, writeCheckpointFile } from './projection-checkpoint.ts'
-import { scanFile } from './scan.ts'
+import { revisionAt, scanFile } from './scan.ts'
 import { breakSessionLock, dropHeldLock, lockSession, readSessionLock, unlockSession, verifySessionLock } from './session-lock.ts'
 import { JsonlStore, type SessionLocation } from './store.ts'
 import type { JsonlLockToken } from './types.ts'
@@ -106,12 +106,22 @@ export class JsonlBackend implements PersistenceBackend<number, JsonlLockToken> 
 
   async scan(id: string, _options: { readonly fromSeq?: number }, signal: AbortSignal): Promise<PhysicalScan<number> | undefined> {
     signal.throwIfAborted()
+    return this.readSession(id, location => scanFile(this.store, location))
+  }
+
+  async revision(id: string, signal: AbortSignal): Promise<string | undefined> {
+    signal.throwIfAborted()
+    return this.readSession(id, location => revisionAt(this.store, location))
+  }
+
+  /** `read` of `id`'s file, or undefined when it is not stored; a failure is `STORE_IO` naming the file. */
+  private async readSession<R>(id: string, read: (location: SessionLocation) => Promise<R | undefined>): Promise<R | undefined> {
     let file: string | undefined
     try {
       const location = await this.store.find(id)
       if (location === undefined) return undefined
       file = location.file
-      return await scanFile(this.store, location)
+      return await read(location)
     } catch (error) {
       throw toStoreError(error, id, 'reading the session', file)
     }

@@ -6,6 +6,7 @@
  */
 import { closeSync, fstatSync } from 'node:fs'
 import { decodeRecordText, type PhysicalScan, type RecordResult, type ScanRecord } from '@logbook/session-persistence'
+import { readFileEnds, readTailAt } from './file-ends.ts'
 import { CURRENT_FRAMING, framingDefect, PREFIX_BYTES, type Framing } from './framing.ts'
 import { decodeHeaderLine, newerFramingError, type DecodedHeaderLine } from './header-line.ts'
 import { openForReadIfExists } from './io.ts'
@@ -95,4 +96,17 @@ export async function scanFile(store: JsonlStore, location: SessionLocation): Pr
     records: log.records,
     location: location.file,
   }
+}
+
+/**
+ * The revision `scanFile` would report for `location` now, from the file's header line and last 4 KiB alone (no
+ * record is read); undefined when the file is gone.
+ */
+export async function revisionAt(store: JsonlStore, location: SessionLocation): Promise<string | undefined> {
+  const storeId = await store.storeId()
+  const ends = readFileEnds(location.file)
+  if (ends === undefined) return undefined
+  const tail = readTailAt(location.file, ends.size)
+  if (tail === undefined) return undefined
+  return revisionOf(storeId, decodeHeaderLine(ends.header, location).incarnation, ends.size, tail)
 }

@@ -84,6 +84,18 @@ describe('materialise and scan', () => {
     expect(await backend.scan('missing', {}, signal)).toBeUndefined()
   })
 
+  it('P-185 revision() is the revision a scan reports, read from the file ends; it follows appends and a delete', async () => {
+    const { token, file, revision } = await stored('s1', 100) // larger than the first read: header and tail apart
+    expect((await stat(file)).size).toBeGreaterThan(16 * 1024)
+    expect(await backend.revision('s1', signal)).toBe(revision)
+    const appended = await backend.append(token, { nextSeq: 600, revision }, encodeBatch(turns(1, 600, 101), true), signal)
+    expect(await backend.revision('s1', signal)).toBe(appended.revision)
+    expect((await backend.scan('s1', {}, signal))!.revision).toBe(appended.revision)
+    expect(await backend.revision('missing', signal)).toBeUndefined()
+    await backend.remove(token, appended.revision, signal)
+    expect(await backend.revision('s1', signal)).toBeUndefined()
+  })
+
   it('refuses to materialise over a stored id in any project directory', async () => {
     const { token, file } = await stored('dup')
     await backend.unlock(token, signal)

@@ -113,6 +113,12 @@ export class PostgresBackend implements PersistenceBackend<number, LeaseToken> {
     return scanSession(this.store, id, options.fromSeq, this.scanState())
   }
 
+  async revision(id: string, signal: AbortSignal): Promise<string | undefined> {
+    throwIfAborted(signal)
+    const [row] = await this.store.query<SessionRow>(this.store.sql.selectSession, [id])
+    return row === undefined ? undefined : revisionToken(this.storeId, row.incarnation, row.revision)
+  }
+
   async materialize(token: LeaseToken, header: SessionHeader, records: readonly EncodedRecord[], signal: AbortSignal): Promise<CommitResult> {
     throwIfAborted(signal)
     const id = token.sessionId

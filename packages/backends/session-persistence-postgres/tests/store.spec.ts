@@ -6,12 +6,12 @@
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore from '@logbook/session'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { recordChecksum } from '@logbook/session-persistence'
+import { encodeBatch, recordChecksum } from '@logbook/session-persistence'
 import { PostgresBackend } from '../src/backend.ts'
 import PostgresSessionPersistence from '../src/index.ts'
 import { applicationName } from '../src/store.ts'
 import { freePort } from './server/throwaway.ts'
-import { turn } from './events.ts'
+import { header, turn } from './events.ts'
 import { freshSchema, sql, useTestDatabase, withClient } from './fixture.ts'
 import { mountPostgres, type Mounted } from './mount.ts'
 
@@ -61,6 +61,15 @@ async function bootError(config: Record<string, unknown>): Promise<Error & { cod
 }
 
 const table = (schema: string, name: string): string => `"${schema}".${name}`
+
+/** A started backend of its own, on a fresh schema, driven directly (no coordinator). */
+async function rawBackend(leaseDurationMs: number): Promise<{ backend: PostgresBackend; signal: AbortSignal; schema: string }> {
+  const schema = newSchema()
+  const backend = new PostgresBackend({ connectionString: database(), schema, poolSize: 2, statementTimeoutMs: 0, connectTimeoutMs: 5000, ssl: false, leaseDurationMs })
+  const signal = new AbortController().signal
+  await backend.start(signal)
+  return { backend, signal, schema }
+}
 
 describe('schema', () => {
   it('P-119 is created at start in version 1 with the five tables; two boots at once create it once', async () => {
@@ -223,12 +232,31 @@ describe('connection faults and config', () => {
   })
 })
 
+describe('revision', () => {
+  it('P-185 revision() is the revision a scan reports, from the session row; it follows appends and a delete', async () => {
+    const { backend, signal } = await rawBackend(30_000)
+    try {
+      const { randomUUID } = await import('node:crypto')
+      const { hostname } = await import('node:os')
+      expect(await backend.revision('s1', signal)).toBeUndefined()
+      const token = await backend.lock('s1', { ownerId: randomUUID(), pid: process.pid, host: hostname(), processStart: null, acquiredAt: 1 }, signal)
+      const first = await backend.materialize(token, header('s1'), encodeBatch(turn(0), true), signal)
+      expect(await backend.revision('s1', signal)).toBe(first.revision)
+      const second = await backend.append(token, first, encodeBatch(turn(6, 2), true), signal)
+      expect(await backend.revision('s1', signal)).toBe(second.revision)
+      expect((await backend.scan('s1', {}, signal))!.revision).toBe(second.revision)
+      await backend.remove(token, second.revision, signal)
+      expect(await backend.revision('s1', signal)).toBeUndefined()
+      await backend.unlock(token, signal)
+    } finally {
+      await backend.close()
+    }
+  })
+})
+
 describe('lease renewal', () => {
   it('P-123 [ft] a held lease is renewed every third of its duration by the server clock, and no longer once released', async () => {
-    const schema = newSchema()
-    const backend = new PostgresBackend({ connectionString: database(), schema, poolSize: 2, statementTimeoutMs: 0, connectTimeoutMs: 5000, ssl: false, leaseDurationMs: 60_000 })
-    const signal = new AbortController().signal
-    await backend.start(signal)
+    const { backend, signal, schema } = await rawBackend(60_000)
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
     try {
       const { randomUUID } = await import('node:crypto')

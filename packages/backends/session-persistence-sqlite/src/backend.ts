@@ -152,6 +152,12 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
     return this.connection.read(stmt => scanSession(stmt, id, options.fromSeq, this.scanState())) ?? undefined
   }
 
+  async revision(id: string, signal: AbortSignal): Promise<string | undefined> {
+    throwIfAborted(signal)
+    const row = this.connection.read(stmt => stmt('select-session').get({ id }) as SessionRow | undefined)
+    return row === undefined ? undefined : revisionToken(this.storeId(), row.incarnation, row.revision)
+  }
+
   async materialize(token: LockToken, header: SessionHeader, records: readonly EncodedRecord[], signal: AbortSignal): Promise<CommitResult> {
     throwIfAborted(signal)
     const id = token.sessionId

@@ -124,6 +124,20 @@ describe('append and scan', () => {
     expect(scan.location).toBe(path)
   })
 
+  it('P-185 revision() is the revision a scan reports, from the session row; it follows appends and a delete', async () => {
+    const fresh = await startBackend(join(dir, 'none.sqlite'))
+    expect(await fresh.revision('s1', signal)).toBeUndefined() // no database file yet
+    await fresh.close()
+    const { token, commit } = await stored('s1')
+    expect(await backend.revision('s1', signal)).toBe(commit.revision)
+    const second = await backend.append(token, commit, records(turn(6, 2)), signal)
+    expect(await backend.revision('s1', signal)).toBe(second.revision)
+    expect((await backend.scan('s1', {}, signal))!.revision).toBe(second.revision)
+    expect(await backend.revision('missing', signal)).toBeUndefined()
+    await backend.remove(token, second.revision, signal)
+    expect(await backend.revision('s1', signal)).toBeUndefined()
+  })
+
   it('materialize over a stored id is SESSION_ALREADY_EXISTS', async () => {
     const { token } = await stored('s1')
     expect((await rejection(backend.materialize(token, header('s1'), records(turn(0)), signal))).code).toBe('SESSION_ALREADY_EXISTS')

@@ -258,6 +258,12 @@ export interface PersistenceBackend<M = unknown, T extends LockToken = LockToken
    */
   scan(id: string, options: { readonly fromSeq?: number }, signal: AbortSignal): Promise<PhysicalScan<M> | undefined>
   /**
+   * Optional: the revision a `scan` of `id` would report now (02 §4.4), found without reading the records; `undefined`
+   * when no artifact exists. A read handle's first `read` uses it to hand over the events `open` decoded when the
+   * stored session has not changed since, instead of scanning it again.
+   */
+  revision?(id: string, signal: AbortSignal): Promise<string | undefined>
+  /**
    * Atomically create the artifact with `header` and `records` (a new incarnation); refuses an existing one.
    * @throws `SESSION_ALREADY_EXISTS`, `SESSION_LOCKED` (`lost`), `STORE_IO`.
    */

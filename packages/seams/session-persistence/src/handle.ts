@@ -32,7 +32,10 @@ export interface HandleInit {
   readonly incarnation: string | undefined
   readonly eventState: SessionSeedEventState
   readonly recovery: RecoveryReport
-  /** Write handles: `open`'s decoded events, handed over by the first `read`. */
+  /**
+   * `open`'s decoded events, handed over by the first `read`: always on a write handle (the lock keeps them current),
+   * on a read handle only when the backend reports the revision `open` saw.
+   */
   readonly retained?: readonly SessionEvent[]
   readonly claim?: Claim
   readonly token?: LockToken
@@ -118,7 +121,7 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
       const retained = this.retained
       if (retained !== undefined) {
         this.retained = undefined
-        return fromSeq === 0 ? retained : retained.slice(fromSeq)
+        if (this.mode === 'write' || await this.unchangedSinceOpen(signal)) return fromSeq === 0 ? retained : retained.slice(fromSeq)
       }
       if (this.revision === null) return [] // a create handle before its first append: nothing stored
       const { backend } = this.host
@@ -137,6 +140,15 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
       const skip = Math.max(0, fromSeq - state.startSeq)
       return skip === 0 ? state.events : state.events.slice(skip)
     })
+  }
+
+  /** A read handle's store is still at the revision `open` saw (false when the backend cannot tell cheaply). */
+  private async unchangedSinceOpen(signal: AbortSignal): Promise<boolean> {
+    const { backend } = this.host
+    if (backend.revision === undefined || this.revision === null) return false
+    const current = await this.host.queue.run(this.id, () => backend.revision!(this.id, signal))
+    throwIfAborted(signal)
+    return current === this.revision
   }
 
   /**

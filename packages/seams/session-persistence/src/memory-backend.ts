@@ -111,13 +111,13 @@ export class MemoryBackend implements PersistenceBackend<number, LockToken> {
     this.store = config.storeName === undefined ? newStore() : memoryStore(config.storeName)
   }
 
-  private revision(session: MemorySession): string {
+  private revisionOf(session: MemorySession): string {
     return `memory:${this.store.storeId}:${session.incarnation}:${session.counter}`
   }
 
   private commit(session: MemorySession): CommitResult {
     session.counter += 1
-    return { nextSeq: session.nextSeq, revision: this.revision(session), physicalLength: session.records.length, incarnation: session.incarnation }
+    return { nextSeq: session.nextSeq, revision: this.revisionOf(session), physicalLength: session.records.length, incarnation: session.incarnation }
   }
 
   private verify(token: LockToken): void {
@@ -126,7 +126,7 @@ export class MemoryBackend implements PersistenceBackend<number, LockToken> {
   }
 
   private expectState(id: string, session: MemorySession | undefined, expect: ExpectedState, what: string): MemorySession {
-    if (session === undefined || this.revision(session) !== expect.revision) {
+    if (session === undefined || this.revisionOf(session) !== expect.revision) {
       throw new SessionPersistenceError('SESSION_CONFLICT', `${about(id)}${what}: storage changed underneath`, { sessionId: id })
     }
     return session
@@ -169,6 +169,11 @@ export class MemoryBackend implements PersistenceBackend<number, LockToken> {
     return this.store.sessions.has(id)
   }
 
+  async revision(id: string): Promise<string | undefined> {
+    const session = this.store.sessions.get(id)
+    return session === undefined ? undefined : this.revisionOf(session)
+  }
+
   async scan(id: string): Promise<PhysicalScan<number> | undefined> {
     const session = this.store.sessions.get(id)
     if (session === undefined) return undefined
@@ -184,7 +189,7 @@ export class MemoryBackend implements PersistenceBackend<number, LockToken> {
       ...headerDefectOf(session),
       storeId: this.store.storeId,
       incarnation: session.incarnation,
-      revision: this.revision(session),
+      revision: this.revisionOf(session),
       physicalLength: session.records.length,
       startSeq: 0,
       records,
@@ -274,7 +279,7 @@ export class MemoryBackend implements PersistenceBackend<number, LockToken> {
         break
       }
     }
-    return { id, header, eventCount, updatedAt, revision: this.revision(session) }
+    return { id, header, eventCount, updatedAt, revision: this.revisionOf(session) }
   }
 
   async locate(): Promise<string | undefined> {

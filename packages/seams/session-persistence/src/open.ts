@@ -24,7 +24,7 @@ export async function openSession(host: Host, id: string, mode: OpenMode, opts?:
     const state = await loadStored(host, id, 0, signal)
     return new HandleImpl(host, {
       id, mode: 'read', header: state.header, nextSeq: state.nextSeq, revision: state.scan.revision,
-      incarnation: state.scan.incarnation, eventState: backend.eventState, recovery: recoveryOf(state),
+      incarnation: state.scan.incarnation, eventState: backend.eventState, recovery: recoveryOf(state), retained: state.events,
     })
   }
   const { claim, result: handle } = await lockedScan(host, id, signal, async (claim, lock, scan) => {

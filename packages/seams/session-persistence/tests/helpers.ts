@@ -89,6 +89,7 @@ export class FaultyBackend implements PersistenceBackend<number, LockToken> {
   breakLock(id: string, ownerId: string | null) { return this.run('breakLock', [id], () => this.inner.breakLock(id, ownerId)) }
   exists(id: string) { return this.run('exists', [id], () => this.inner.exists(id)) }
   scan(id: string) { return this.run('scan', [id], () => this.inner.scan(id)) }
+  revision(id: string) { return this.run('revision', [id], () => this.inner.revision(id)) }
   materialize(token: LockToken, header: SessionHeader, records: Parameters<MemoryBackend['materialize']>[2]) {
     return this.run('materialize', [records], () => this.inner.materialize(token, header, records))
   }

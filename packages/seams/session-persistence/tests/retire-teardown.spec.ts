@@ -160,6 +160,30 @@ describe('claims (02 §3.1)', () => {
     await (won as PromiseFulfilledResult<Awaited<typeof first>>).value.close()
   })
 
+  it('P-185 a read handle scans once for open and its first read while the store is unchanged, and again once it changed', async () => {
+    const h = await app.sessionPersistence.create(header('c3'))
+    await h.append(turn(0, 1))
+    await h.close()
+    let scans = backend.count('scan')
+    const reader = await app.sessionPersistence.open('c3', 'read')
+    expect(await reader.read(0)).toEqual(turn(0, 1))
+    expect(backend.count('scan') - scans).toBe(1)
+    expect(await reader.read(0)).toEqual(turn(0, 1)) // a later read reads the store
+    expect(backend.count('scan') - scans).toBe(2)
+    await reader.close()
+
+    scans = backend.count('scan')
+    const late = await app.sessionPersistence.open('c3', 'read')
+    const writer = await app.sessionPersistence.open('c3', 'write')
+    const { revision } = await writer.append(turn(4, 2))
+    await writer.close()
+    expect(await late.read(3)).toEqual([...turn(0, 1), ...turn(4, 2)].slice(3))
+    expect(late.revision).toBe(revision)
+    expect(late.nextSeq).toBe(8)
+    expect(backend.count('scan') - scans).toBe(3) // the reader's open and read, the writer's open
+    await late.close()
+  })
+
   it('P-053 a claimant that waited for a retiring session claims with its own kind', async () => {
     const claimed: { kind: string }[] = []
     app.on('persistence/claimed', event => void claimed.push(event))

@@ -1,4 +1,4 @@
-/** `handle.read` (spec 02 §1.2): P-020–P-022. */
+/** `handle.read` (spec 02 §1.2): P-020–P-022, P-185. */
 
 import { expect, it } from 'vitest'
 import { useHarness } from '../harness.ts'
@@ -42,6 +42,28 @@ export function readCases(options: ConformanceOptions): void {
     expectLossless(await writer.read(6), completeTurns(2).slice(6))
     await rejects(writer.read(-1), 'INVALID_ARGUMENT')
     await writer.close()
+  })
+
+  it('P-185 a read handle first reads what open read while the store is unchanged, and the store once another instance wrote', async () => {
+    const m = await h.mount()
+    await m.store('s1', completeTurns(2))
+    const reader = await m.persistence.open('s1', 'read')
+    const revision = reader.revision
+    expectLossless(await reader.read(6), completeTurns(2).slice(6))
+    expect(reader.revision).toBe(revision)
+    expect(reader.nextSeq).toBe(12)
+    expectLossless(await reader.read(0), completeTurns(2))
+    await reader.close()
+    const late = await m.persistence.open('s1', 'read')
+    const other = await h.mount()
+    const writer = await other.persistence.open('s1', 'write')
+    const more = completeTurn(12, 3)
+    const { revision: written } = await writer.append(more)
+    await writer.close()
+    expectLossless(await late.read(0), [...completeTurns(2), ...more])
+    expect(late.nextSeq).toBe(18)
+    expect(late.revision).toBe(written)
+    await late.close()
   })
 
   it('P-022 a handle read after the id was deleted or deleted and re-created is SESSION_CONFLICT', async () => {
