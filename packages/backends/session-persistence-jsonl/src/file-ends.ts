@@ -2,7 +2,8 @@
  * Reads only the two ends of a session file (02 §5 "List"): the header line and the last complete line, found in
  * the last 4 KiB and widened up to 1 MiB. Listing and checkpoint reads use it instead of a full scan. Nothing read is
  * kept: a listing reads a returned item's last 4 KiB again for its revision (`readTailAt`), which costs less than
- * keeping every file's tail in fresh memory (a page fault per file).
+ * keeping every file's tail in fresh memory (a page fault per file). `readHeaderAndTail` reads a revision's inputs
+ * (header line, size, last 4 KiB) for the backend's `revision` hook.
  */
 import { closeSync, fstatSync, readSync } from 'node:fs'
 import { decodeRecordValue } from '@logbook/session-persistence'
@@ -79,8 +80,36 @@ export function readFileEnds(path: string): FileEnds | undefined {
     const header = headerLine(fd, size, head)
     const last = header === undefined ? undefined : lastCompleteLine(fd, size, tail)
     const lastLine = last === undefined || header === undefined ? undefined : last.start < header.end ? null : last.text
-    const line = header === undefined ? { text: head.toString('utf8'), complete: false } : { text: header.text, complete: true }
-    return { size, header: line, lastLine }
+    return { size, header: asHeaderLine(header, head), lastLine }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** What `headerLine` found, as the header line a decoder takes (the first bytes read, incomplete, when none ended). */
+function asHeaderLine(found: { text: string } | undefined, head: Buffer): HeaderLine {
+  return found === undefined ? { text: head.toString('utf8'), complete: false } : { text: found.text, complete: true }
+}
+
+/**
+ * The inputs of a revision of the file at `path`, with one open and no search for its last line: its size, its header
+ * line (undefined for an empty file) and its last min(4096, size) bytes, a scratch view valid until the next read
+ * here; undefined when the file does not exist.
+ */
+export function readHeaderAndTail(path: string): { readonly size: number; readonly header: HeaderLine | undefined; readonly tail: Buffer } | undefined {
+  const fd = openForReadIfExists(path)
+  if (fd === undefined) return undefined
+  try {
+    const first = readSync(fd, headScratch, 0, HEAD_WINDOW, 0)
+    if (first < HEAD_WINDOW) {
+      // The whole file, as in `readFileEnds`: the scratch's bytes past it are older and not looked at.
+      const whole = headScratch.subarray(0, first)
+      const header = first === 0 ? undefined : asHeaderLine(headerLine(fd, first, whole), whole)
+      return { size: first, header, tail: whole.subarray(Math.max(0, first - REVISION_TAIL)) }
+    }
+    const size = fstatSync(fd).size
+    const header = asHeaderLine(headerLine(fd, size, headScratch), headScratch)
+    return { size, header, tail: readTail(fd, size, tailScratch) }
   } finally {
     closeSync(fd)
   }

@@ -6,7 +6,7 @@
  */
 import { closeSync, fstatSync } from 'node:fs'
 import { decodeRecordText, type PhysicalScan, type RecordResult, type ScanRecord } from '@logbook/session-persistence'
-import { readFileEnds, readTailAt } from './file-ends.ts'
+import { readHeaderAndTail } from './file-ends.ts'
 import { CURRENT_FRAMING, framingDefect, PREFIX_BYTES, type Framing } from './framing.ts'
 import { decodeHeaderLine, newerFramingError, type DecodedHeaderLine } from './header-line.ts'
 import { openForReadIfExists } from './io.ts'
@@ -104,9 +104,7 @@ export async function scanFile(store: JsonlStore, location: SessionLocation): Pr
  */
 export async function revisionAt(store: JsonlStore, location: SessionLocation): Promise<string | undefined> {
   const storeId = await store.storeId()
-  const ends = readFileEnds(location.file)
+  const ends = readHeaderAndTail(location.file)
   if (ends === undefined) return undefined
-  const tail = readTailAt(location.file, ends.size)
-  if (tail === undefined) return undefined
-  return revisionOf(storeId, decodeHeaderLine(ends.header, location).incarnation, ends.size, tail)
+  return revisionOf(storeId, decodeHeaderLine(ends.header, location).incarnation, ends.size, ends.tail)
 }

@@ -92,6 +92,9 @@ describe('materialise and scan', () => {
     expect(await backend.revision('s1', signal)).toBe(appended.revision)
     expect((await backend.scan('s1', {}, signal))!.revision).toBe(appended.revision)
     expect(await backend.revision('missing', signal)).toBeUndefined()
+    const small = await stored('s2') // read whole by the first read
+    expect((await stat(small.file)).size).toBeLessThan(16 * 1024)
+    expect(await backend.revision('s2', signal)).toBe(small.revision)
     await backend.remove(token, appended.revision, signal)
     expect(await backend.revision('s1', signal)).toBeUndefined()
   })

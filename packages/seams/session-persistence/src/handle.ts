@@ -145,7 +145,7 @@ export class HandleImpl implements SessionHandle, ClaimHolder {
   /** A read handle's store is still at the revision `open` saw (false when the backend cannot tell cheaply). */
   private async unchangedSinceOpen(signal: AbortSignal): Promise<boolean> {
     const { backend } = this.host
-    if (backend.revision === undefined || this.revision === null) return false
+    if (backend.revision === undefined) return false
     const current = await this.host.queue.run(this.id, () => backend.revision!(this.id, signal))
     throwIfAborted(signal)
     return current === this.revision
