@@ -1,7 +1,8 @@
 /**
  * Backend-only behaviour of the PostgreSQL store (02 §6b): the versioned schema (created once under an advisory lock,
- * newer refused naming the direction, foreign tables refused), per-record checksums on every read path, connection
- * faults (refused at boot, statement timeout, a connection dropped mid-append) and a bad config row.
+ * newer refused naming the direction, foreign tables refused), per-record checksums on every read path, row columns
+ * checked against their bodies, connection faults (refused at boot, statement timeout, a connection dropped
+ * mid-append) and a bad config row.
  */
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore from '@logbook/session'
@@ -164,6 +165,35 @@ describe('checksums', () => {
     const rows = await sql<{ body: string; crc: number }>(database(), `SELECT body, crc::float8 AS crc FROM ${table(schema, 'logbook_events')} UNION ALL SELECT header, crc::float8 FROM ${table(schema, 'logbook_sessions')}`)
     expect(rows.length).toBe(5)
     for (const row of rows) expect(row.crc).toBe(recordChecksum(row.body))
+  })
+})
+
+describe('row columns', () => {
+  const rowsOf = (schema: string): string =>
+    `SELECT seq::float8 AS seq, last_seq::float8 AS last_seq, kind, type, time::float8 AS time, body, crc::float8 AS crc
+      FROM ${table(schema, 'logbook_events')} WHERE session_id = 's1' ORDER BY seq`
+
+  it('P-106 a column that disagrees with its intact body (checksum matching) is SESSION_CORRUPT naming the row on every read path; nothing is rewritten', async () => {
+    const cases: [string, string, number, string][] = [
+      ['type', `type = 'step/end'`, 7, 'body type step/start differs from type column step/end'],
+      ['time', 'time = time + 1', 7, 'body time 1700000001010 differs from time column 1700000001011'],
+      ['last_seq', 'last_seq = 9', 8, 'body last seq 10 differs from last_seq column 9'],
+      ['kind', `kind = 'reasoning-chunks'`, 8, 'body kind text-chunks differs from kind column reasoning-chunks'],
+    ]
+    for (const [column, change, seq, reason] of cases) {
+      const schema = newSchema()
+      const m = await mount(schema)
+      await m.store('s1', [...turn(0, 1), ...turn(6, 2)])
+      await sql(database(), `UPDATE ${table(schema, 'logbook_events')} SET ${change} WHERE session_id = 's1' AND seq = ${seq}`)
+      const before = await sql(database(), rowsOf(schema))
+      for (const attempt of [m.persistence.open('s1', 'read'), m.persistence.open('s1', 'write'), m.persistence.inspect('s1')]) {
+        const error = await rejection(attempt)
+        expect(error.code, column).toBe('SESSION_CORRUPT')
+        expect(error.message, column).toBe(`session "s1": corrupt log: row at seq ${seq}: ${reason} at seq ${seq}`)
+        expect(error.seq, column).toBe(seq)
+      }
+      expect(await sql(database(), rowsOf(schema)), column).toEqual(before)
+    }
   })
 })
 
