@@ -58,7 +58,8 @@ export function envelopeProblem(event: unknown): string | undefined {
  * torn packed last row still counts as its members in `droppedEvents` (P-071).
  */
 export function coveredBy(row: EventRow): number {
-  const [seq, lastSeq] = row
+  const seq = row[0]
+  const lastSeq = row[1]
   return Number.isSafeInteger(lastSeq - seq) && lastSeq >= seq ? lastSeq - seq + 1 : 1
 }
 

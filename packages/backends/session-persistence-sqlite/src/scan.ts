@@ -43,22 +43,14 @@ export interface ScanState {
 }
 
 /**
- * The rows of session `id` from seq `fromSeq` on, in seq order, read `SCAN_PAGE_ROWS` at a time with one `all` each
- * (a step per row costs more), so a page's bodies are parsed and dropped while young instead of all held at once.
- * Each page starts after the last seq of the one before (seq is the primary key): the pages, inside the caller's read
- * transaction, hold exactly the rows one statement would have returned.
+ * One record per row of session `id` from seq `from` on, plus the SQLite-only defects (beyond `next_seq`, missing
+ * rows). The rows are read `SCAN_PAGE_ROWS` at a time with one `all` each (a step per row costs more), so a page's
+ * bodies are parsed and dropped while young instead of all held at once; each page starts after the last seq of the
+ * one before (seq is the primary key), so the pages, inside the caller's read transaction, hold exactly the rows one
+ * statement would have returned. Rows are walked by index, not through an iterator: a cold resume runs this loop in
+ * the interpreter for thousands of rows, where each generator step and destructuring costs.
  */
-function* pagedRows(statement: Statement, id: string, fromSeq: number): Generator<EventRow> {
-  for (let from = fromSeq; ;) {
-    const page = statement.all({ sessionId: id, fromSeq: from, limit: SCAN_PAGE_ROWS }) as EventRow[]
-    for (let i = 0; i < page.length; i++) yield page[i]!
-    if (page.length < SCAN_PAGE_ROWS) return
-    from = page[page.length - 1]![0] + 1
-  }
-}
-
-/** One record per row from `end` on, plus the SQLite-only defects (beyond `next_seq`, missing rows). */
-function rowRecords(rows: Iterable<EventRow>, nextSeq: number, start: number, fromSeq: number): {
+function rowRecords(statement: Statement, id: string, from: number, nextSeq: number, start: number, fromSeq: number): {
   records: ScanRecord<number>[]
   startSeq: number
   rowCount: number
@@ -67,25 +59,32 @@ function rowRecords(rows: Iterable<EventRow>, nextSeq: number, start: number, fr
   let end: number | undefined
   let startSeq = start
   let rowCount = 0
-  for (const row of rows) {
-    rowCount++
-    const [seq, lastSeq] = row
-    if (lastSeq < fromSeq) continue
-    if (end === undefined) {
-      startSeq = Math.min(seq, Math.max(start, fromSeq))
-      end = startSeq
+  for (let pageFrom = from; ;) {
+    const page = statement.all({ sessionId: id, fromSeq: pageFrom, limit: SCAN_PAGE_ROWS }) as EventRow[]
+    rowCount += page.length
+    for (let i = 0; i < page.length; i++) {
+      const row = page[i]!
+      const seq = row[0]
+      const lastSeq = row[1]
+      if (lastSeq < fromSeq) continue
+      if (end === undefined) {
+        startSeq = Math.min(seq, Math.max(start, fromSeq))
+        end = startSeq
+      }
+      if (lastSeq >= nextSeq) {
+        records.push({
+          marker: end,
+          complete: true,
+          result: { ok: false, reason: `row at seq ${seq} reaches beyond the stored next seq ${nextSeq}` },
+          eventCount: coveredBy(row),
+        })
+      } else {
+        records.push(scanRecord(end, row, checkRow(row)))
+      }
+      end = Math.max(end, lastSeq + 1)
     }
-    if (lastSeq >= nextSeq) {
-      records.push({
-        marker: end,
-        complete: true,
-        result: { ok: false, reason: `row at seq ${seq} reaches beyond the stored next seq ${nextSeq}` },
-        eventCount: coveredBy(row),
-      })
-    } else {
-      records.push(scanRecord(end, row, checkRow(row)))
-    }
-    end = Math.max(end, lastSeq + 1)
+    if (page.length < SCAN_PAGE_ROWS) break
+    pageFrom = page[page.length - 1]![0] + 1
   }
   if (end === undefined) {
     startSeq = Math.min(Math.max(start, fromSeq), nextSeq)
@@ -116,7 +115,7 @@ export function scanSession(stmt: Stmt, id: string, fromSeq: number | undefined,
   const seek = fromSeq !== undefined && fromSeq > 0
   const from = seek ? Math.max(0, fromSeq - SEEK_WINDOW) : 0
   const { records, startSeq, rowCount } = asArrays(stmt('select-events-page'), statement =>
-    rowRecords(pagedRows(statement, id, from), session.next_seq, seek ? from : 0, seek ? fromSeq : 0))
+    rowRecords(statement, id, from, session.next_seq, seek ? from : 0, seek ? fromSeq : 0))
   state.countRead(rowCount)
   let physicalLength = rowCount
   if (seek) {
