@@ -4,7 +4,7 @@
  * cut at or below its seq, so a stored checkpoint never names an event that is not stored.
  */
 import { recordChecksum, SessionPersistenceError, type ProjectionCheckpoint } from '@logbook/session-persistence'
-import { crcProblem } from './rows.ts'
+import { crcProblem } from './row-checksums.ts'
 import type { SessionRow } from './session-row.ts'
 import type { Client, PgStore } from './store.ts'
 

@@ -4,8 +4,7 @@
  * so an equal revision means the rows are exactly those scanned); the marker must end a row; then every row after
  * that valid row and a checkpoint at or beyond the marker are deleted and the cursor set to the marker.
  */
-import { SessionPersistenceError } from '@logbook/session-persistence'
-import { lastTimeOf, type EventRow } from './rows.ts'
+import { eventRowLastTime, SessionPersistenceError, type EventRowColumns } from '@logbook/session-persistence'
 import { conflict, type SessionRow } from './session-row.ts'
 import type { Client, PgStore } from './store.ts'
 
@@ -33,9 +32,9 @@ export async function cutRows(
   let updatedAt = session.created_at
   if (marker > 0) {
     const result = await client.query({ text: sql.selectRowBefore, values: [id, marker], rowMode: 'array' })
-    const last = result.rows[0] as unknown as EventRow | undefined
+    const last = result.rows[0] as unknown as EventRowColumns | undefined
     if (last === undefined || last[1] !== marker - 1) throw stale(id, marker, 'no valid row ends right before it')
-    const time = lastTimeOf(last)
+    const time = eventRowLastTime(last)
     if (time === undefined) throw stale(id, marker, 'the row before it is not valid')
     keepThrough = last[0]
     updatedAt = time

@@ -18,7 +18,7 @@ import {
   type ListProblem,
   type SessionSummary,
 } from '@logbook/session-persistence'
-import { checksumMismatch, crcProblem } from './rows.ts'
+import { checksumMismatch, crcProblem } from './row-checksums.ts'
 import { headerChecksumProblem, revisionToken, type SessionRow } from './session-row.ts'
 import type { PgStore } from './store.ts'
 

@@ -4,8 +4,7 @@
  * members) whose last seq reaches `fromSeq`, through the `(session_id, seq)` key, never the whole log. Rows at or
  * beyond `next_seq` and rows missing below it are defects too.
  */
-import { headerColumnProblem, parseHeaderColumn, type PhysicalScan, type ScanRecord } from '@logbook/session-persistence'
-import { coveredBy, rowRecord, type EventRow } from './rows.ts'
+import { EventRowRecords, headerColumnProblem, parseHeaderColumn, type EventRowColumns, type PhysicalScan } from '@logbook/session-persistence'
 import { headerChecksumProblem, revisionToken, type SessionRow } from './session-row.ts'
 import type { Client, PgStore } from './store.ts'
 
@@ -20,48 +19,10 @@ export interface ScanState {
   countRead(rows: number): void
 }
 
-/** One record per row, plus the store-only defects; `fromSeq` 0 for a full scan. */
-export function rowRecords(rows: readonly EventRow[], nextSeq: number, fromSeq: number): { records: ScanRecord<number>[]; startSeq: number } {
-  const records: ScanRecord<number>[] = []
-  let end: number | undefined
-  let startSeq = fromSeq
-  // By index, not `for … of`: a cold resume runs this loop in the interpreter, where each iterator step costs.
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i]!
-    if (end === undefined) {
-      startSeq = Math.min(row[0], fromSeq)
-      end = startSeq
-    }
-    if (row[1] >= nextSeq) {
-      records.push({
-        marker: end,
-        complete: true,
-        result: { ok: false, reason: `row at seq ${row[0]} reaches beyond the stored next seq ${nextSeq}` },
-        eventCount: coveredBy(row),
-      })
-    } else {
-      records.push(rowRecord(end, row))
-    }
-    end = Math.max(end, row[1] + 1)
-  }
-  if (end === undefined) {
-    startSeq = Math.min(fromSeq, nextSeq)
-    end = startSeq
-  }
-  if (end < nextSeq) {
-    records.push({
-      marker: end,
-      complete: true,
-      result: { ok: false, reason: `rows from seq ${end} below the stored next seq ${nextSeq} are missing` },
-    })
-  }
-  return { records, startSeq }
-}
-
 /** The event rows of `id` from `from` whose last seq reaches `reach`, in seq order. */
-export async function selectRows(client: Client, store: PgStore, id: string, from: number, reach: number): Promise<EventRow[]> {
+export async function selectRows(client: Client, store: PgStore, id: string, from: number, reach: number): Promise<EventRowColumns[]> {
   const result = await client.query({ text: store.sql.selectEvents, values: [id, from, reach], rowMode: 'array' })
-  return result.rows as unknown as EventRow[]
+  return result.rows as unknown as EventRowColumns[]
 }
 
 /**
@@ -85,7 +46,9 @@ export async function scanSession(store: PgStore, id: string, fromSeq: number | 
   const headerDefect = headerChecksumProblem(session)
   const headerProblem = header === undefined ? undefined : headerColumnProblem(session, header)
   const revision = revisionToken(state.storeId, session.incarnation, session.revision)
-  const { records, startSeq } = rowRecords(rows, session.next_seq, seek ? fromSeq : 0)
+  const walk = new EventRowRecords(session.next_seq, seek ? fromSeq : 0)
+  walk.add(rows)
+  const { records, startSeq } = walk.finish()
   state.countRead(rows.length)
   let physicalLength = rows.length
   if (seek) {

@@ -4,7 +4,7 @@
  */
 import type { SessionHeader } from '@logbook/session'
 import { recordChecksum, SessionPersistenceError, type HeaderColumns } from '@logbook/session-persistence'
-import { crcProblem } from './rows.ts'
+import { crcProblem } from './row-checksums.ts'
 
 /** A `logbook_sessions` row as selected. */
 export interface SessionRow extends HeaderColumns {

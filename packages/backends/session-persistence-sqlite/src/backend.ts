@@ -27,7 +27,7 @@ import {
   type StoreLocation,
 } from '@logbook/session-persistence'
 import { StoreConnection, type ConnectionOptions, type Statement } from './connection.ts'
-import { fillRowParams, rowParams, type RowParams } from './event-rows.ts'
+import { fillRowParams, rowParams, type RowParams } from './row-params.ts'
 import { CommitGroup } from './group-commit.ts'
 import { breakLease, dropLease, readLease, requireLease, requireLeaseRow, takeLease } from './lease.ts'
 import { keepCopy, migrateStore } from './keep-original.ts'

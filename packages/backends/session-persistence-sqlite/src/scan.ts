@@ -4,10 +4,12 @@
  * ending before `s`, so it never walks the whole log.
  */
 
-import { headerColumnProblem, parseHeaderColumn, SessionPersistenceError, type PhysicalScan, type ScanRecord } from '@logbook/session-persistence'
+import {
+  EventRowRecords, eventRowLastTime, headerColumnProblem, parseHeaderColumn, SessionPersistenceError, type EventRowColumns, type PhysicalScan,
+  type ScanRecord,
+} from '@logbook/session-persistence'
 import type { Statement } from './connection.ts'
 import { LOGBOOK_SCHEMA_VERSION } from './identity.ts'
-import { checkRow, coveredBy, scanRecord, type EventRow } from './event-rows.ts'
 import { headerChecksumProblem, revisionToken, type SessionRow } from './session-row.ts'
 import type { StatementName } from './sql.ts'
 
@@ -43,60 +45,27 @@ export interface ScanState {
 }
 
 /**
- * One record per row of session `id` from seq `from` on, plus the SQLite-only defects (beyond `next_seq`, missing
- * rows). The rows are read `SCAN_PAGE_ROWS` at a time with one `all` each (a step per row costs more), so a page's
+ * One record per row of session `id` from seq `from` on (rows ending before `fromSeq` skipped), plus the two row-store
+ * defects. The rows are read `SCAN_PAGE_ROWS` at a time with one `all` each (a step per row costs more), so a page's
  * bodies are parsed and dropped while young instead of all held at once; each page starts after the last seq of the
  * one before (seq is the primary key), so the pages, inside the caller's read transaction, hold exactly the rows one
- * statement would have returned. Rows are walked by index, not through an iterator: a cold resume runs this loop in
- * the interpreter for thousands of rows, where each generator step and destructuring costs.
+ * statement would have returned.
  */
-function rowRecords(statement: Statement, id: string, from: number, nextSeq: number, start: number, fromSeq: number): {
+function pagedRecords(statement: Statement, id: string, from: number, nextSeq: number, fromSeq: number): {
   records: ScanRecord<number>[]
   startSeq: number
   rowCount: number
 } {
-  const records: ScanRecord<number>[] = []
-  let end: number | undefined
-  let startSeq = start
+  const walk = new EventRowRecords(nextSeq, fromSeq)
   let rowCount = 0
   for (let pageFrom = from; ;) {
-    const page = statement.all({ sessionId: id, fromSeq: pageFrom, limit: SCAN_PAGE_ROWS }) as EventRow[]
+    const page = statement.all({ sessionId: id, fromSeq: pageFrom, limit: SCAN_PAGE_ROWS }) as EventRowColumns[]
     rowCount += page.length
-    for (let i = 0; i < page.length; i++) {
-      const row = page[i]!
-      const seq = row[0]
-      const lastSeq = row[1]
-      if (lastSeq < fromSeq) continue
-      if (end === undefined) {
-        startSeq = Math.min(seq, Math.max(start, fromSeq))
-        end = startSeq
-      }
-      if (lastSeq >= nextSeq) {
-        records.push({
-          marker: end,
-          complete: true,
-          result: { ok: false, reason: `row at seq ${seq} reaches beyond the stored next seq ${nextSeq}` },
-          eventCount: coveredBy(row),
-        })
-      } else {
-        records.push(scanRecord(end, row, checkRow(row)))
-      }
-      end = Math.max(end, lastSeq + 1)
-    }
+    walk.add(page)
     if (page.length < SCAN_PAGE_ROWS) break
     pageFrom = page[page.length - 1]![0] + 1
   }
-  if (end === undefined) {
-    startSeq = Math.min(Math.max(start, fromSeq), nextSeq)
-    end = startSeq
-  }
-  if (end < nextSeq) {
-    records.push({
-      marker: end,
-      complete: true,
-      result: { ok: false, reason: `rows from seq ${end} below the stored next seq ${nextSeq} are missing` },
-    })
-  }
+  const { records, startSeq } = walk.finish()
   return { records, startSeq, rowCount }
 }
 
@@ -115,7 +84,7 @@ export function scanSession(stmt: Stmt, id: string, fromSeq: number | undefined,
   const seek = fromSeq !== undefined && fromSeq > 0
   const from = seek ? Math.max(0, fromSeq - SEEK_WINDOW) : 0
   const { records, startSeq, rowCount } = asArrays(stmt('select-events-page'), statement =>
-    rowRecords(statement, id, from, session.next_seq, seek ? from : 0, seek ? fromSeq : 0))
+    pagedRecords(statement, id, from, session.next_seq, seek ? fromSeq : 0))
   state.countRead(rowCount)
   let physicalLength = rowCount
   if (seek) {
@@ -158,11 +127,11 @@ export function cutRows(stmt: Stmt, session: SessionRow, marker: number): number
   if (!Number.isSafeInteger(marker) || marker < 0 || marker > session.next_seq) throw stale(id, marker, 'not a seq of this log')
   let updatedAt = session.created_at
   if (marker > 0) {
-    const last = asArrays(stmt('select-event-before'), statement => statement.get({ sessionId: id, beforeSeq: marker }) as EventRow | undefined)
+    const last = asArrays(stmt('select-event-before'), statement => statement.get({ sessionId: id, beforeSeq: marker }) as EventRowColumns | undefined)
     if (last === undefined || last[1] !== marker - 1) throw stale(id, marker, 'no row ends right before it')
-    const checked = checkRow(last, true)
-    if (!checked.ok) throw stale(id, marker, 'the row before it is not valid')
-    updatedAt = checked.lastTime
+    const lastTime = eventRowLastTime(last)
+    if (lastTime === undefined) throw stale(id, marker, 'the row before it is not valid')
+    updatedAt = lastTime
   }
   stmt('delete-events-from').run({ sessionId: id, fromSeq: marker })
   stmt('delete-checkpoint-from').run({ sessionId: id, fromSeq: marker })

@@ -1,7 +1,7 @@
 /**
  * The record columns of a row store (02 §6, §6b): an event row keeps the record body and indexed copies of its ends —
- * first seq, last seq, kind, first type and first time — which must agree with the decoded body. SQLite and
- * PostgreSQL check them with these functions.
+ * first seq, last seq, kind, first type and first time — which must agree with the decoded body (`decodeEventRow`
+ * checks every row it reads with these functions).
  */
 import type { RecordResult } from './backend.ts'
 

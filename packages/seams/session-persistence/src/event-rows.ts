@@ -1,0 +1,120 @@
+/**
+ * The event rows of a row store (02 §6 "Defects", §6b "Defects"), as SQLite and PostgreSQL select them: each row is
+ * checked and decoded once into a §4.1 record, and a scan's rows become its records plus the two defects only a row
+ * store has (a row reaching beyond the stored next seq; rows missing below it). A record's marker is the seq the valid
+ * prefix would end at if the record were the first defect: the end of the previous row.
+ */
+import type { RecordResult, ScanRecord } from './backend.ts'
+import { checksumProblem, decodeRecordValue, recordChecksum } from './record-codec.ts'
+import { recordColumnsProblem, recordLastTime } from './record-columns.ts'
+
+/**
+ * One event row in array form: its indexed columns, its body and its checksum. `crc` is absent where the store format
+ * has no checksum (SQLite schema version 1) and `null` where the format has one and the row lacks it.
+ */
+export type EventRowColumns = readonly [seq: number, lastSeq: number, kind: string, type: string, time: number, body: string, crc?: number | null]
+
+/**
+ * How many events `row` claims by its columns (`last_seq − seq + 1`, or 1 when they make no sense): what a cut at the
+ * row removes, decodable or not, so a torn packed last row still counts as its members in `droppedEvents` (P-071).
+ */
+export function eventRowCount(row: EventRowColumns): number {
+  const span = row[1] - row[0]
+  return Number.isSafeInteger(span) && span >= 0 ? span + 1 : 1
+}
+
+/** A row that is a defect: `row at seq <seq>: <reason>`. (A module function: no closure per row on the hot path.) */
+function failed(row: EventRowColumns, reason: string): RecordResult {
+  return { ok: false, reason: `row at seq ${row[0]}: ${reason}` }
+}
+
+/**
+ * `row` as a record result: its checksum recomputed first (when the format has one), then its body decoded once by the
+ * shared codec and checked against the row's `seq`, `last_seq`, `kind`, `type` and `time` columns. A defect when any
+ * of these fails; envelopes are the coordinator's to check.
+ */
+export function decodeEventRow(row: EventRowColumns): RecordResult {
+  const body = row[5]
+  const crc = row[6]
+  if (crc !== undefined) {
+    const mismatch = checksumProblem(crc, recordChecksum(body))
+    if (mismatch !== undefined && !mismatch.ok) return failed(row, mismatch.reason)
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(body)
+  } catch {
+    return failed(row, 'body is not valid JSON')
+  }
+  const decoded = decodeRecordValue(value)
+  if (!decoded.ok) return failed(row, decoded.reason)
+  const problem = recordColumnsProblem(decoded, row[0], row[1], row[2], row[3], row[4])
+  return problem === undefined ? decoded : failed(row, problem)
+}
+
+/**
+ * The time of the last event of `row` when it decodes as `decodeEventRow` decodes it and that time is a non-negative
+ * safe integer (a cut's new `updated_at`), else `undefined`.
+ */
+export function eventRowLastTime(row: EventRowColumns): number | undefined {
+  const result = decodeEventRow(row)
+  if (!result.ok) return undefined
+  const time = recordLastTime(result)
+  return typeof time === 'number' && Number.isSafeInteger(time) && time >= 0 ? time : undefined
+}
+
+/**
+ * A scan's records built from its event rows, added in seq order one batch (a page, or all) at a time, then finished
+ * once. Rows ending before `fromSeq` (a seek's window reaches back one packed row) are skipped; `fromSeq` 0 is a full
+ * scan. Rows are walked by index, not through an iterator: a cold resume runs this loop in V8's interpreter for
+ * thousands of rows, where each iterator step and destructuring costs.
+ */
+export class EventRowRecords {
+  readonly records: ScanRecord<number>[] = []
+  /** The seq the records start at: the first row's seq, or `fromSeq` when a seek lands inside a packed row. */
+  startSeq: number
+  /** The end of the last row added (`undefined` before the first). */
+  private end: number | undefined
+
+  constructor(private readonly nextSeq: number, private readonly fromSeq: number) {
+    this.startSeq = fromSeq
+  }
+
+  /** One record per row of `rows` ending at or after `fromSeq`: the row decoded, or a defect when it reaches beyond the next seq. */
+  add(rows: readonly EventRowColumns[]): void {
+    const { records, nextSeq, fromSeq } = this
+    let end = this.end
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!
+      const lastSeq = row[1]
+      if (lastSeq < fromSeq) continue
+      if (end === undefined) {
+        this.startSeq = Math.min(row[0], fromSeq)
+        end = this.startSeq
+      }
+      const result: RecordResult = lastSeq >= nextSeq
+        ? { ok: false, reason: `row at seq ${row[0]} reaches beyond the stored next seq ${nextSeq}` }
+        : decodeEventRow(row)
+      records.push({ marker: end, complete: true, result, eventCount: eventRowCount(row) })
+      end = Math.max(end, lastSeq + 1)
+    }
+    this.end = end
+  }
+
+  /** The records, with a defect for the rows missing below the stored next seq when the rows stop short of it. Call once. */
+  finish(): { readonly records: ScanRecord<number>[]; readonly startSeq: number } {
+    let end = this.end
+    if (end === undefined) {
+      this.startSeq = Math.min(this.fromSeq, this.nextSeq)
+      end = this.startSeq
+    }
+    if (end < this.nextSeq) {
+      this.records.push({
+        marker: end,
+        complete: true,
+        result: { ok: false, reason: `rows from seq ${end} below the stored next seq ${this.nextSeq} are missing` },
+      })
+    }
+    return { records: this.records, startSeq: this.startSeq }
+  }
+}

@@ -1,0 +1,124 @@
+import type { SessionEvent } from '@logbook/session'
+import { describe, expect, it } from 'vitest'
+import type { EncodedRecord, ScanRecord } from '../src/backend.ts'
+import { decodeEventRow, eventRowCount, eventRowLastTime, EventRowRecords, type EventRowColumns } from '../src/event-rows.ts'
+import { decodeRecordText, encodeBatch, hex8, recordChecksum } from '../src/record-codec.ts'
+import { turn } from './helpers.ts'
+
+const chunk = (seq: number, time = 3000 + seq): SessionEvent =>
+  ({ type: 'assistant/chunk', seq, time, data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: `w${seq}` } } }) as SessionEvent
+
+const rowOf = (r: EncodedRecord): EventRowColumns => [r.seq, r.lastSeq, r.kind, r.type, r.time, r.text, r.crc]
+
+/** A log of scalar rows and one packed row (seqs 4–11), as a row store holds it. */
+function storedRows(): EventRowColumns[] {
+  const first = turn(0, 1).slice(0, 4)
+  const events = [...first, ...Array.from({ length: 8 }, (_, i) => chunk(first.length + i))]
+  const tail = turn(events.length, 2).slice(0, 3)
+  return encodeBatch([...events, ...tail], true).map(rowOf)
+}
+
+const recordsOf = (rows: readonly EventRowColumns[], nextSeq: number, fromSeq = 0) => {
+  const walk = new EventRowRecords(nextSeq, fromSeq)
+  walk.add(rows)
+  return walk.finish()
+}
+
+const reasons = (records: readonly ScanRecord<number>[]) => records.map(r => (r.result.ok ? 'ok' : r.result.reason))
+
+describe('event rows (02 §6, §6b "Defects")', () => {
+  it('decodes each row once, as the codec decodes its body, with the end of the previous row as its marker', () => {
+    const rows = storedRows()
+    const nextSeq = rows[rows.length - 1]![1] + 1
+    const { records, startSeq } = recordsOf(rows, nextSeq)
+    expect(startSeq).toBe(0)
+    expect(records.map(r => [r.marker, r.eventCount, r.complete])).toEqual(rows.map(row => [row[0], row[1] - row[0] + 1, true]))
+    const packed = records.find(r => r.result.ok && r.result.run !== undefined)
+    expect(packed?.eventCount).toBe(8)
+    for (let i = 0; i < rows.length; i++) {
+      const result = records[i]!.result
+      expect(result.ok).toBe(true)
+      if (result.ok) expect([...result.events]).toEqual([...(decodeRecordText(rows[i]![5]) as { events: readonly SessionEvent[] }).events])
+    }
+  })
+
+  it('makes a defect of a row whose checksum is missing or wrong, whose body is not JSON or differs from a column', () => {
+    const row = storedRows()[1]!
+    const [seq, lastSeq, kind, type, time, body, crc] = row
+    const badBody = body.replace('"seq":1', '"seq":1 ')
+    const cases: [EventRowColumns, string][] = [
+      [[seq, lastSeq, kind, type, time, body, null], 'row at seq 1: checksum missing'],
+      [[seq, lastSeq, kind, type, time, badBody, crc], `row at seq 1: checksum mismatch (stored ${hex8(crc!)}, computed ${hex8(recordChecksum(badBody))})`],
+      [[seq, lastSeq, kind, type, time, '{"type":', recordChecksum('{"type":')], 'row at seq 1: body is not valid JSON'],
+      [[seq, lastSeq, kind, 'turn/end', time, body, crc], `row at seq 1: body type ${type} differs from type column turn/end`],
+      [[seq, lastSeq, kind, type, time + 1, body, crc], `row at seq 1: body time ${time} differs from time column ${time + 1}`],
+      [[seq, lastSeq + 1, kind, type, time, body, crc], `row at seq 1: body last seq ${lastSeq} differs from last_seq column ${lastSeq + 1}`],
+    ]
+    for (const [columns, reason] of cases) expect(decodeEventRow(columns)).toEqual({ ok: false, reason })
+    // A store format without checksums (no `crc` element) decodes the body unchecked.
+    expect(decodeEventRow([seq, lastSeq, kind, type, time, badBody]).ok).toBe(true)
+  })
+
+  it('adds the row-store defects: a row reaching beyond the stored next seq, rows missing below it', () => {
+    const rows = storedRows()
+    const packedAt = rows.findIndex(row => row[2] !== 'event')
+    const packed = rows[packedAt]!
+    const beyond = recordsOf(rows.slice(0, packedAt + 1), packed[1])
+    expect(reasons(beyond.records).slice(-1)).toEqual([`row at seq ${packed[0]} reaches beyond the stored next seq ${packed[1]}`])
+    expect(beyond.records[packedAt]!.eventCount).toBe(8)
+
+    const short = recordsOf(rows.slice(0, packedAt), packed[1] + 1)
+    expect(short.records.length).toBe(packedAt + 1)
+    expect(short.records[packedAt]).toEqual({
+      marker: packed[0],
+      complete: true,
+      result: { ok: false, reason: `rows from seq ${packed[0]} below the stored next seq ${packed[1] + 1} are missing` },
+    })
+
+    expect(recordsOf([], 0)).toEqual({ records: [], startSeq: 0 })
+    expect(reasons(recordsOf([], 3).records)).toEqual(['rows from seq 0 below the stored next seq 3 are missing'])
+  })
+
+  it('a seek skips rows ending before its seq and starts at the row that holds it', () => {
+    const rows = storedRows()
+    const nextSeq = rows[rows.length - 1]![1] + 1
+    const packed = rows.find(row => row[2] !== 'event')!
+    const inside = recordsOf(rows, nextSeq, packed[0] + 3)
+    expect(inside.startSeq).toBe(packed[0])
+    expect(inside.records.map(r => r.marker)).toEqual(rows.filter(row => row[1] >= packed[0] + 3).map(row => row[0]))
+    expect(reasons(inside.records).every(r => r === 'ok')).toBe(true)
+    // A seek at a scalar row's seq starts at that row.
+    const at = recordsOf(rows, nextSeq, rows[2]![0])
+    expect([at.startSeq, at.records.length, at.records[0]!.marker]).toEqual([rows[2]![0], rows.length - 2, rows[2]![0]])
+    // A seek past the last row: no record, the records start at the next seq.
+    expect(recordsOf(rows, nextSeq, nextSeq)).toEqual({ records: [], startSeq: nextSeq })
+  })
+
+  it('gives the same records whichever pages the rows come in', () => {
+    const rows = storedRows()
+    const nextSeq = rows[rows.length - 1]![1] + 2
+    const whole = recordsOf(rows, nextSeq)
+    for (let split = 0; split <= rows.length; split++) {
+      const walk = new EventRowRecords(nextSeq, 0)
+      walk.add(rows.slice(0, split))
+      walk.add(rows.slice(split))
+      expect(walk.finish()).toEqual(whole)
+    }
+  })
+
+  it('counts the events a row claims by its columns, 1 when they make no sense', () => {
+    expect(eventRowCount([4, 11, 'text-chunks', 'assistant/chunk', 0, '', 0])).toBe(8)
+    expect(eventRowCount([4, 4, 'event', 'turn/end', 0, '', 0])).toBe(1)
+    expect(eventRowCount([4, 2, 'event', 'turn/end', 0, '', 0])).toBe(1)
+    expect(eventRowCount([-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'event', 'turn/end', 0, '', 0])).toBe(1)
+  })
+
+  it("reads a row's last time for a cut, undefined when the row does not check", () => {
+    const rows = storedRows()
+    const packed = rows.find(row => row[2] !== 'event')!
+    expect(eventRowLastTime(packed)).toBe(3000 + packed[1])
+    const scalar = rows[0]!
+    expect(eventRowLastTime(scalar)).toBe(scalar[4])
+    expect(eventRowLastTime([...packed.slice(0, 6), 0] as unknown as EventRowColumns)).toBeUndefined()
+  })
+})
