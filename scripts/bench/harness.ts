@@ -55,31 +55,44 @@ export function cpuSince(since: NodeJS.CpuUsage): number {
 
 /** A point on the CPU clocks of `cpuSpentSince`. */
 export interface CpuMark {
-  readonly main: number | undefined
+  readonly main: MainThreadClocks | undefined
   readonly process: NodeJS.CpuUsage
 }
 
-/** CPU ms this thread has run, from Linux's per-thread scheduler stats; undefined where they cannot be read. */
-function mainThreadCpuMs(): number | undefined {
+/** This thread's run time and its time waiting on a run queue, in ms. */
+interface MainThreadClocks {
+  readonly run: number
+  readonly wait: number
+}
+
+/**
+ * This thread's clocks from Linux's per-thread scheduler stats (ns run on a CPU, ns runnable but waiting for one);
+ * undefined where they cannot be read.
+ */
+function mainThreadClocks(): MainThreadClocks | undefined {
   try {
-    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6
+    const [run, wait] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')
+    return { run: Number(run) / 1e6, wait: Number(wait) / 1e6 }
   } catch {
     return undefined
   }
 }
 
-/** Marks the CPU clocks now: the main thread's (where the OS reports it) and the whole process's. */
+/** Marks the CPU clocks now: the main thread's (where the OS reports them) and the whole process's. */
 export function cpuMark(): CpuMark {
-  return { main: mainThreadCpuMs(), process: process.cpuUsage() }
+  return { main: mainThreadClocks(), process: process.cpuUsage() }
 }
 
 /**
- * CPU ms since `mark`: `mainCpuMs` of the main thread alone (omitted where the OS does not report it) and
- * `processCpuMs` of every thread (main, GC helpers, background compilers, the libuv pool). On a 2-core machine the
- * wall time of a cold process follows both; the main thread's is the steadier figure when neighbours are busy.
+ * CPU ms since `mark`: `mainCpuMs` of the main thread alone and `mainWaitMs`, the time it was ready to run but waited
+ * for a core (both omitted where the OS does not report them), and `processCpuMs` of every thread (main, GC helpers,
+ * background compilers, the libuv pool). On a 2-core machine the wall time of a cold process follows both; the main
+ * thread's is the steadier figure when neighbours are busy, and its wait is what the other threads cost it.
  */
-export function cpuSpentSince(mark: CpuMark): { mainCpuMs?: number; processCpuMs: number } {
+export function cpuSpentSince(mark: CpuMark): { mainCpuMs?: number; mainWaitMs?: number; processCpuMs: number } {
   const processCpuMs = cpuSince(mark.process) / 1000
-  const main = mainThreadCpuMs()
-  return main === undefined || mark.main === undefined ? { processCpuMs } : { mainCpuMs: main - mark.main, processCpuMs }
+  const main = mainThreadClocks()
+  return main === undefined || mark.main === undefined
+    ? { processCpuMs }
+    : { mainCpuMs: main.run - mark.main.run, mainWaitMs: main.wait - mark.main.wait, processCpuMs }
 }

@@ -19,7 +19,8 @@ type CpuSpent = Partial<ReturnType<typeof cpuSpentSince>>
 
 /**
  * The CPU beside the wall time: the main thread's of the resume over the floor's (steadier than wall time on a busy
- * machine), and every thread's of the resume (GC helpers and background compilers run beside the main thread).
+ * machine), every thread's of the resume (GC helpers and background compilers run beside the main thread) and
+ * how long the main thread waited for a core while they ran.
  * None for PostgreSQL, whose server's CPU is another process's.
  */
 function cpuFigures(run: CpuSpent, floor: CpuSpent): Record<string, number> {
@@ -30,6 +31,7 @@ function cpuFigures(run: CpuSpent, floor: CpuSpent): Record<string, number> {
     figures['floor main-thread CPU ms'] = floor.mainCpuMs
     figures['main-thread CPU / floor main-thread CPU'] = run.mainCpuMs / floor.mainCpuMs
   }
+  if (run.mainWaitMs !== undefined) figures['figure main-thread run-queue wait ms'] = run.mainWaitMs
   return figures
 }
 
