@@ -44,11 +44,12 @@ describe('event rows (02 §6, §6b "Defects")', () => {
 
   it('makes a defect of a row whose checksum is missing or wrong, whose body is not JSON or differs from a column', () => {
     const row = storedRows()[1]!
-    const [seq, lastSeq, kind, type, time, body, crc] = row
+    const [seq, lastSeq, kind, type, time, body] = row
+    const crc = row[6] as number
     const badBody = body.replace('"seq":1', '"seq":1 ')
     const cases: [EventRowColumns, string][] = [
       [[seq, lastSeq, kind, type, time, body, null], 'row at seq 1: checksum missing'],
-      [[seq, lastSeq, kind, type, time, badBody, crc], `row at seq 1: checksum mismatch (stored ${hex8(crc!)}, computed ${hex8(recordChecksum(badBody))})`],
+      [[seq, lastSeq, kind, type, time, badBody, crc], `row at seq 1: checksum mismatch (stored ${hex8(crc)}, computed ${hex8(recordChecksum(badBody))})`],
       [[seq, lastSeq, kind, type, time, '{"type":', recordChecksum('{"type":')], 'row at seq 1: body is not valid JSON'],
       [[seq, lastSeq, kind, 'turn/end', time, body, crc], `row at seq 1: body type ${type} differs from type column turn/end`],
       [[seq, lastSeq, kind, type, time + 1, body, crc], `row at seq 1: body time ${time} differs from time column ${time + 1}`],
