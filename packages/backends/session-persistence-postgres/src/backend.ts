@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import type { SessionHeader } from '@logbook/session'
 import {
   ListingMemo,
+  RevisionRowCounts,
   SessionPersistenceError,
   type BackendListQuery,
   type BackendListResult,
@@ -55,7 +56,7 @@ export class PostgresBackend implements PersistenceBackend<number, LeaseToken> {
   private storeId = ''
   private readonly leaseDurationMs: number
   private readonly renewals: LeaseRenewals
-  private readonly rowCounts = new Map<string, { readonly revision: string; readonly rows: number }>()
+  private readonly rowCounts = new RevisionRowCounts()
   /** Headers the listing checked, reused while their stored values are unchanged (02 §6b "List"). */
   private readonly listed = new ListingMemo<SessionHeader>()
 
@@ -153,8 +154,7 @@ export class PostgresBackend implements PersistenceBackend<number, LeaseToken> {
     throwIfAborted(signal)
     const id = token.sessionId
     if (records.length === 0) throw conflict(id, 'an append needs at least one record')
-    const previous = this.rowCounts.get(id)
-    const rows = previous?.revision === expect.revision ? previous.rows : undefined
+    const rows = this.rowCounts.at(id, expect.revision)
     const committed = await fencedAppend(this.store, this.storeId, token, expect, records)
     const before = rows ?? await this.countRows(id) - records.length
     return this.committed(id, committed, records.length, before)
@@ -170,7 +170,7 @@ export class PostgresBackend implements PersistenceBackend<number, LeaseToken> {
       return cutRows(client, this.store, id, marker, expected)
     })
     const result = { nextSeq: marker, revision: revisionToken(this.storeId, incarnation, revision), physicalLength: rows }
-    this.rowCounts.set(id, { revision: result.revision, rows })
+    this.rowCounts.set(id, result.revision, rows)
     return result
   }
 
@@ -258,7 +258,7 @@ export class PostgresBackend implements PersistenceBackend<number, LeaseToken> {
   private committed(id: string, committed: Committed, added: number, before: number): CommitResult {
     const revision = revisionToken(this.storeId, committed.incarnation, committed.revision)
     const physicalLength = before + added
-    this.rowCounts.set(id, { revision, rows: physicalLength })
+    this.rowCounts.set(id, revision, physicalLength)
     return { nextSeq: committed.nextSeq, revision, physicalLength, incarnation: committed.incarnation }
   }
 }

@@ -4,15 +4,9 @@
  * so an equal revision means the rows are exactly those scanned); the marker must end a row; then every row after
  * that valid row and a checkpoint at or beyond the marker are deleted and the cursor set to the marker.
  */
-import { eventRowLastTime, SessionPersistenceError, type EventRowColumns } from '@logbook/session-persistence'
+import { eventRowLastTime, staleCutError, type EventRowColumns } from '@logbook/session-persistence'
 import { conflict, type SessionRow } from './session-row.ts'
 import type { Client, PgStore } from './store.ts'
-
-const stale = (id: string, marker: number, why: string): SessionPersistenceError =>
-  new SessionPersistenceError('SESSION_CONFLICT', `session "${id}": repair is stale (cut at seq ${marker}: ${why})`, {
-    sessionId: id,
-    details: { marker },
-  })
 
 /**
  * Cut session `id` at `marker`; returns the new revision number, row count and incarnation.
@@ -27,15 +21,15 @@ export async function cutRows(
   if (session.incarnation !== expected.incarnation || session.revision !== expected.revision) {
     throw conflict(id, 'storage changed underneath (revision differs)')
   }
-  if (!Number.isSafeInteger(marker) || marker < 0 || marker > session.next_seq) throw stale(id, marker, 'not a seq of this log')
+  if (!Number.isSafeInteger(marker) || marker < 0 || marker > session.next_seq) throw staleCutError(id, marker, 'not a seq of this log')
   let keepThrough = -1
   let updatedAt = session.created_at
   if (marker > 0) {
     const result = await client.query({ text: sql.selectRowBefore, values: [id, marker], rowMode: 'array' })
     const last = result.rows[0] as unknown as EventRowColumns | undefined
-    if (last === undefined || last[1] !== marker - 1) throw stale(id, marker, 'no valid row ends right before it')
+    if (last === undefined || last[1] !== marker - 1) throw staleCutError(id, marker, 'no valid row ends right before it')
     const time = eventRowLastTime(last)
-    if (time === undefined) throw stale(id, marker, 'the row before it is not valid')
+    if (time === undefined) throw staleCutError(id, marker, 'the row before it is not valid')
     keepThrough = last[0]
     updatedAt = time
   }

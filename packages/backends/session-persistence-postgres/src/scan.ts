@@ -4,18 +4,18 @@
  * members) whose last seq reaches `fromSeq`, through the `(session_id, seq)` key, never the whole log. Rows at or
  * beyond `next_seq` and rows missing below it are defects too.
  */
-import { EventRowRecords, headerColumnProblem, parseHeaderColumn, type EventRowColumns, type PhysicalScan } from '@logbook/session-persistence'
+import {
+  EventRowRecords, headerColumnProblem, parseHeaderColumn, ROW_SEEK_WINDOW, type EventRowColumns, type PhysicalScan, type RevisionRowCounts,
+} from '@logbook/session-persistence'
 import { headerChecksumProblem, revisionToken, type SessionRow } from './session-row.ts'
 import type { Client, PgStore } from './store.ts'
 
-/** Most members of a packed row, hence how far before `fromSeq` a seek starts. */
-export const SEEK_WINDOW = 1023
 const NO_BOUND = -Number.MAX_SAFE_INTEGER
 
 /** What a scan needs from its backend: identity, the row-count cache and the rows-read counter. */
 export interface ScanState {
   readonly storeId: string
-  readonly rowCounts: Map<string, { readonly revision: string; readonly rows: number }>
+  readonly rowCounts: RevisionRowCounts
   countRead(rows: number): void
 }
 
@@ -37,7 +37,7 @@ export async function scanSession(store: PgStore, id: string, fromSeq: number | 
   const read = await store.snapshot(async (client) => {
     const session = (await client.query<SessionRow>(store.sql.selectSession, [id])).rows[0]
     if (session === undefined) return undefined
-    const rows = seek ? await selectRows(client, store, id, fromSeq - SEEK_WINDOW, fromSeq) : await selectRows(client, store, id, NO_BOUND, NO_BOUND)
+    const rows = seek ? await selectRows(client, store, id, fromSeq - ROW_SEEK_WINDOW, fromSeq) : await selectRows(client, store, id, NO_BOUND, NO_BOUND)
     return { session, rows }
   })
   if (read === undefined) return undefined
@@ -50,13 +50,7 @@ export async function scanSession(store: PgStore, id: string, fromSeq: number | 
   walk.add(rows)
   const { records, startSeq } = walk.finish()
   state.countRead(rows.length)
-  let physicalLength = rows.length
-  if (seek) {
-    const cached = state.rowCounts.get(id)
-    physicalLength = cached?.revision === revision ? cached.rows : -1
-  } else {
-    state.rowCounts.set(id, { revision, rows: rows.length })
-  }
+  const physicalLength = state.rowCounts.scanned(id, revision, rows.length, seek)
   return {
     header,
     ...(headerProblem === undefined ? {} : { headerProblem }),

@@ -10,6 +10,7 @@ import type { SessionHeader } from '@logbook/session'
 import {
   ListingMemo,
   lockLostError,
+  RevisionRowCounts,
   SessionPersistenceError,
   type BackendListQuery,
   type BackendListResult,
@@ -83,7 +84,7 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
   /** `append` and `materialize` batches of every session, written one group transaction at a time. */
   private readonly group: CommitGroup
   /** Row count per id at a revision, so a commit reports `physicalLength` without counting rows. */
-  private readonly rowCounts = new Map<string, { readonly revision: string; readonly rows: number }>()
+  private readonly rowCounts = new RevisionRowCounts()
   /** Headers the listing checked, reused while their stored values are unchanged (02 §6 "List"). */
   private readonly listed = new ListingMemo<SessionHeader>()
 
@@ -191,8 +192,7 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
       if (revisionToken(this.storeId(), row.incarnation, row.revision) !== expect.revision) {
         throw conflict(id, 'storage changed underneath (revision differs)')
       }
-      const previous = this.rowCounts.get(id)
-      const rows = previous !== undefined && previous.revision === expect.revision ? previous.rows : this.countRows(stmt, id)
+      const rows = this.rowCounts.at(id, expect.revision) ?? this.countRows(stmt, id)
       return this.commitRecords(stmt, id, { incarnation: row.incarnation, revision: row.revision, rows, nextSeq: row.next_seq, updatedAt: row.updated_at }, records)
     }))
   }
@@ -210,7 +210,7 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
       stmt('update-session-cursor').run({ id, nextSeq: marker, updatedAt })
       const revision = revisionToken(this.storeId(), row.incarnation, row.revision + 1)
       const rows = this.countRows(stmt, id)
-      this.rowCounts.set(id, { revision, rows })
+      this.rowCounts.set(id, revision, rows)
       return { nextSeq: marker, revision, physicalLength: rows }
     })
   }
@@ -359,7 +359,7 @@ export class SqliteBackend implements PersistenceBackend<number, LockToken> {
 
   /** Remember the row count of a committed batch's revision (only once its group committed), and return it. */
   private committed(id: string, result: CommitResult): CommitResult {
-    this.rowCounts.set(id, { revision: result.revision, rows: result.physicalLength })
+    this.rowCounts.set(id, result.revision, result.physicalLength)
     return result
   }
 }

@@ -5,8 +5,8 @@
  */
 
 import {
-  EventRowRecords, eventRowLastTime, headerColumnProblem, parseHeaderColumn, SessionPersistenceError, type EventRowColumns, type PhysicalScan,
-  type ScanRecord,
+  EventRowRecords, eventRowLastTime, headerColumnProblem, parseHeaderColumn, ROW_SEEK_WINDOW, staleCutError, type EventRowColumns,
+  type PhysicalScan, type RevisionRowCounts, type ScanRecord,
 } from '@logbook/session-persistence'
 import type { Statement } from './connection.ts'
 import { LOGBOOK_SCHEMA_VERSION } from './identity.ts'
@@ -28,9 +28,6 @@ function asArrays<T>(statement: Statement, fn: (statement: Statement) => T): T {
   }
 }
 
-/** Most members of a packed row, hence how far before `fromSeq` a seek starts. */
-const SEEK_WINDOW = 1023
-
 /** Event rows a scan reads per statement run (02 §6 "Reads"). */
 export const SCAN_PAGE_ROWS = 256
 
@@ -40,7 +37,7 @@ export interface ScanState {
   /** The store's schema version: below the current one, the scan says `migrate` has work (`outdatedLayout`). */
   readonly schemaVersion: number
   readonly location: string | undefined
-  readonly rowCounts: Map<string, { readonly revision: string; readonly rows: number }>
+  readonly rowCounts: RevisionRowCounts
   readonly countRead: (rows: number) => void
 }
 
@@ -82,18 +79,11 @@ export function scanSession(stmt: Stmt, id: string, fromSeq: number | undefined,
   const headerDefect = headerChecksumProblem(session)
   const revision = revisionToken(state.storeId, session.incarnation, session.revision)
   const seek = fromSeq !== undefined && fromSeq > 0
-  const from = seek ? Math.max(0, fromSeq - SEEK_WINDOW) : 0
+  const from = seek ? Math.max(0, fromSeq - ROW_SEEK_WINDOW) : 0
   const { records, startSeq, rowCount } = asArrays(stmt('select-events-page'), statement =>
     pagedRecords(statement, id, from, session.next_seq, seek ? fromSeq : 0))
   state.countRead(rowCount)
-  let physicalLength = rowCount
-  if (seek) {
-    // a seek never counts the whole log: the row count is known only when cached for this very revision
-    const cached = state.rowCounts.get(id)
-    physicalLength = cached?.revision === revision ? cached.rows : -1
-  } else {
-    state.rowCounts.set(id, { revision, rows: rowCount })
-  }
+  const physicalLength = state.rowCounts.scanned(id, revision, rowCount, seek)
   return {
     header,
     ...(headerProblem === undefined ? {} : { headerProblem }),
@@ -110,12 +100,6 @@ export function scanSession(stmt: Stmt, id: string, fromSeq: number | undefined,
   }
 }
 
-const stale = (id: string, marker: number, why: string): SessionPersistenceError =>
-  new SessionPersistenceError('SESSION_CONFLICT', `session "${id}": repair is stale (cut at seq ${marker}: ${why})`, {
-    sessionId: id,
-    details: { marker },
-  })
-
 /**
  * Inside the cut transaction: the marker must start a record — a row ending right before it (or the log's start) and
  * none straddling it — then every row from it and a checkpoint at or beyond it are deleted. Staleness of the scan is
@@ -124,13 +108,13 @@ const stale = (id: string, marker: number, why: string): SessionPersistenceError
  */
 export function cutRows(stmt: Stmt, session: SessionRow, marker: number): number {
   const id = session.id
-  if (!Number.isSafeInteger(marker) || marker < 0 || marker > session.next_seq) throw stale(id, marker, 'not a seq of this log')
+  if (!Number.isSafeInteger(marker) || marker < 0 || marker > session.next_seq) throw staleCutError(id, marker, 'not a seq of this log')
   let updatedAt = session.created_at
   if (marker > 0) {
     const last = asArrays(stmt('select-event-before'), statement => statement.get({ sessionId: id, beforeSeq: marker }) as EventRowColumns | undefined)
-    if (last === undefined || last[1] !== marker - 1) throw stale(id, marker, 'no row ends right before it')
+    if (last === undefined || last[1] !== marker - 1) throw staleCutError(id, marker, 'no row ends right before it')
     const lastTime = eventRowLastTime(last)
-    if (lastTime === undefined) throw stale(id, marker, 'the row before it is not valid')
+    if (lastTime === undefined) throw staleCutError(id, marker, 'the row before it is not valid')
     updatedAt = lastTime
   }
   stmt('delete-events-from').run({ sessionId: id, fromSeq: marker })

@@ -5,7 +5,8 @@
  * prefix would end at if the record were the first defect: the end of the previous row.
  */
 import type { RecordResult, ScanRecord } from './backend.ts'
-import { checksumProblem, decodeRecordValue, recordChecksum } from './record-codec.ts'
+import { SessionPersistenceError } from './errors.ts'
+import { checksumProblem, decodeRecordValue, MAX_ROW_MEMBERS, recordChecksum } from './record-codec.ts'
 import { recordColumnsProblem, recordLastTime } from './record-columns.ts'
 
 /**
@@ -13,6 +14,20 @@ import { recordColumnsProblem, recordLastTime } from './record-columns.ts'
  * has no checksum (SQLite schema version 1) and `null` where the format has one and the row lacks it.
  */
 export type EventRowColumns = readonly [seq: number, lastSeq: number, kind: string, type: string, time: number, body: string, crc?: number | null]
+
+/** How far before its seq a seek's rows start: a packed row holds at most `MAX_ROW_MEMBERS` members. */
+export const ROW_SEEK_WINDOW = MAX_ROW_MEMBERS - 1
+
+/**
+ * `SESSION_CONFLICT` for a cut at `marker` that the rows do not allow (`repair is stale (cut at seq N: why)`): the
+ * marker does not start a record, or the row before it does not check. Nothing is deleted.
+ */
+export function staleCutError(sessionId: string, marker: number, why: string): SessionPersistenceError {
+  return new SessionPersistenceError('SESSION_CONFLICT', `session "${sessionId}": repair is stale (cut at seq ${marker}: ${why})`, {
+    sessionId,
+    details: { marker },
+  })
+}
 
 /**
  * How many events `row` claims by its columns (`last_seq − seq + 1`, or 1 when they make no sense): what a cut at the

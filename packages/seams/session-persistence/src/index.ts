@@ -93,7 +93,10 @@ export {
   checksumProblem, decodeRecordText, decodeRecordValue, encodeBatch, hex8, MAX_ROW_BYTES, MAX_ROW_MEMBERS, recordChecksum,
 } from './record-codec.ts'
 export { headerColumnProblem, parseHeaderColumn, type HeaderColumns } from './header-columns.ts'
-export { decodeEventRow, eventRowCount, eventRowLastTime, EventRowRecords, type EventRowColumns } from './event-rows.ts'
+export {
+  decodeEventRow, eventRowCount, eventRowLastTime, EventRowRecords, ROW_SEEK_WINDOW, staleCutError, type EventRowColumns,
+} from './event-rows.ts'
+export { RevisionRowCounts } from './row-counts.ts'
 export { persistenceConfigFields, withRetryBounds } from './config.ts'
 export { createKeptCopy, fileStamp } from './kept-copies.ts'
 export { isHolderDead, lockLostError, processLockedError } from './owners.ts'
