@@ -1,7 +1,7 @@
 /**
  * Checksums of this store's rows (02 §6b "Defects"): the session row's header, a checkpoint's body and a listing's
  * tail record are each checked against their stored checksum with the shared codec's `recordChecksum`; event rows are
- * decoded and checked by the seam (`decodeEventRow`). A mismatch is corruption, and nothing is rewritten.
+ * decoded and checked by the seam (`EventRowRecords`). A mismatch is corruption, and nothing is rewritten.
  */
 import { checksumProblem, recordChecksum, SessionPersistenceCorruptionError } from '@logbook/session-persistence'
 

@@ -1,6 +1,6 @@
 /**
  * The parameters of an event row's insert (02 §6 "Append"): one encoded record's columns, body and checksum, as
- * `insert-event.sql` binds them. Reading rows back is the seam's `decodeEventRow`.
+ * `insert-event.sql` binds them. Reading rows back is the seam's `EventRowRecords`.
  */
 
 import type { EncodedRecord } from '@logbook/session-persistence'
