@@ -4,7 +4,7 @@
  * so an equal revision means the rows are exactly those scanned); the marker must end a row; then every row after
  * that valid row and a checkpoint at or beyond the marker are deleted and the cursor set to the marker.
  */
-import { eventRowLastTime, staleCutError, type EventRowColumns } from '@logbook/session-persistence'
+import { cutUpdatedAt, type EventRowColumns } from '@logbook/session-persistence'
 import { conflict, type SessionRow } from './session-row.ts'
 import type { Client, PgStore } from './store.ts'
 
@@ -21,18 +21,13 @@ export async function cutRows(
   if (session.incarnation !== expected.incarnation || session.revision !== expected.revision) {
     throw conflict(id, 'storage changed underneath (revision differs)')
   }
-  if (!Number.isSafeInteger(marker) || marker < 0 || marker > session.next_seq) throw staleCutError(id, marker, 'not a seq of this log')
-  let keepThrough = -1
-  let updatedAt = session.created_at
-  if (marker > 0) {
-    const result = await client.query({ text: sql.selectRowBefore, values: [id, marker], rowMode: 'array' })
-    const last = result.rows[0] as unknown as EventRowColumns | undefined
-    if (last === undefined || last[1] !== marker - 1) throw staleCutError(id, marker, 'no valid row ends right before it')
-    const time = eventRowLastTime(last)
-    if (time === undefined) throw staleCutError(id, marker, 'the row before it is not valid')
-    keepThrough = last[0]
-    updatedAt = time
+  let before: EventRowColumns | undefined
+  if (marker > 0 && Number.isSafeInteger(marker)) {
+    before = (await client.query({ text: sql.selectRowBefore, values: [id, marker], rowMode: 'array' })).rows[0] as unknown as EventRowColumns | undefined
   }
+  const updatedAt = cutUpdatedAt(id, marker, session.next_seq, session.created_at, before)
+  // Rows after the kept one go; none is kept for a cut at 0.
+  const keepThrough = before === undefined ? -1 : before[0]
   await client.query(sql.deleteEventsAfter, [id, keepThrough])
   await client.query(sql.deleteCheckpointFrom, [id, marker])
   const revision = (await client.query<{ revision: number }>(sql.moveCursor, [id, marker, updatedAt])).rows[0]!.revision

@@ -5,7 +5,7 @@
  */
 
 import {
-  EventRowRecords, eventRowLastTime, headerColumnProblem, parseHeaderColumn, ROW_SEEK_WINDOW, staleCutError, type EventRowColumns,
+  cutUpdatedAt, EventRowRecords, headerColumnProblem, parseHeaderColumn, ROW_SEEK_WINDOW, type EventRowColumns,
   type PhysicalScan, type RevisionRowCounts, type ScanRecord,
 } from '@logbook/session-persistence'
 import type { Statement } from './connection.ts'
@@ -108,15 +108,10 @@ export function scanSession(stmt: Stmt, id: string, fromSeq: number | undefined,
  */
 export function cutRows(stmt: Stmt, session: SessionRow, marker: number): number {
   const id = session.id
-  if (!Number.isSafeInteger(marker) || marker < 0 || marker > session.next_seq) throw staleCutError(id, marker, 'not a seq of this log')
-  let updatedAt = session.created_at
-  if (marker > 0) {
-    const last = asArrays(stmt('select-event-before'), statement => statement.get({ sessionId: id, beforeSeq: marker }) as EventRowColumns | undefined)
-    if (last === undefined || last[1] !== marker - 1) throw staleCutError(id, marker, 'no row ends right before it')
-    const lastTime = eventRowLastTime(last)
-    if (lastTime === undefined) throw staleCutError(id, marker, 'the row before it is not valid')
-    updatedAt = lastTime
-  }
+  const before = marker > 0 && Number.isSafeInteger(marker)
+    ? asArrays(stmt('select-event-before'), statement => statement.get({ sessionId: id, beforeSeq: marker }) as EventRowColumns | undefined)
+    : undefined
+  const updatedAt = cutUpdatedAt(id, marker, session.next_seq, session.created_at, before)
   stmt('delete-events-from').run({ sessionId: id, fromSeq: marker })
   stmt('delete-checkpoint-from').run({ sessionId: id, fromSeq: marker })
   return updatedAt

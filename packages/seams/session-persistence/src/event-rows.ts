@@ -22,7 +22,7 @@ export const ROW_SEEK_WINDOW = MAX_ROW_MEMBERS - 1
  * `SESSION_CONFLICT` for a cut at `marker` that the rows do not allow (`repair is stale (cut at seq N: why)`): the
  * marker does not start a record, or the row before it does not check. Nothing is deleted.
  */
-export function staleCutError(sessionId: string, marker: number, why: string): SessionPersistenceError {
+function staleCutError(sessionId: string, marker: number, why: string): SessionPersistenceError {
   return new SessionPersistenceError('SESSION_CONFLICT', `session "${sessionId}": repair is stale (cut at seq ${marker}: ${why})`, {
     sessionId,
     details: { marker },
@@ -69,13 +69,29 @@ export function decodeEventRow(row: EventRowColumns): RecordResult {
 
 /**
  * The time of the last event of `row` when it decodes as `decodeEventRow` decodes it and that time is a non-negative
- * safe integer (a cut's new `updated_at`), else `undefined`.
+ * safe integer, else `undefined`.
  */
-export function eventRowLastTime(row: EventRowColumns): number | undefined {
+function eventRowLastTime(row: EventRowColumns): number | undefined {
   const result = decodeEventRow(row)
   if (!result.ok) return undefined
   const time = recordLastTime(result)
   return typeof time === 'number' && Number.isSafeInteger(time) && time >= 0 ? time : undefined
+}
+
+/**
+ * Whether a cut of session `sessionId` at `marker` may go ahead (02 §6, §6b "Cut"), and the session's `updated_at`
+ * after it: the marker is a seq of the log (0 … `nextSeq`), and unless it is 0, `before` — the row the store holds
+ * last below the marker — ends right before it and checks as every read checks it; its last event's time is the new
+ * `updated_at` (`createdAt` for a cut at 0). Staleness of the scan is the caller's revision check.
+ * @throws SessionPersistenceError `SESSION_CONFLICT` "repair is stale"; the caller deletes nothing.
+ */
+export function cutUpdatedAt(sessionId: string, marker: number, nextSeq: number, createdAt: number, before: EventRowColumns | undefined): number {
+  if (!Number.isSafeInteger(marker) || marker < 0 || marker > nextSeq) throw staleCutError(sessionId, marker, 'not a seq of this log')
+  if (marker === 0) return createdAt
+  if (before === undefined || before[1] !== marker - 1) throw staleCutError(sessionId, marker, 'no row ends right before it')
+  const time = eventRowLastTime(before)
+  if (time === undefined) throw staleCutError(sessionId, marker, 'the row before it is not valid')
+  return time
 }
 
 /**

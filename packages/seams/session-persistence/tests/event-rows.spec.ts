@@ -1,7 +1,7 @@
 import type { SessionEvent } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
 import type { EncodedRecord, ScanRecord } from '../src/backend.ts'
-import { decodeEventRow, eventRowCount, eventRowLastTime, EventRowRecords, type EventRowColumns } from '../src/event-rows.ts'
+import { cutUpdatedAt, decodeEventRow, eventRowCount, EventRowRecords, type EventRowColumns } from '../src/event-rows.ts'
 import { decodeRecordText, encodeBatch, hex8, recordChecksum } from '../src/record-codec.ts'
 import { turn } from './helpers.ts'
 
@@ -114,12 +114,28 @@ describe('event rows (02 §6, §6b "Defects")', () => {
     expect(eventRowCount([-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'event', 'turn/end', 0, '', 0])).toBe(1)
   })
 
-  it("reads a row's last time for a cut, undefined when the row does not check", () => {
+  it('lets a cut go ahead only after a row that ends right before the marker and checks', () => {
     const rows = storedRows()
-    const packed = rows.find(row => row[2] !== 'event')!
-    expect(eventRowLastTime(packed)).toBe(3000 + packed[1])
-    const scalar = rows[0]!
-    expect(eventRowLastTime(scalar)).toBe(scalar[4])
-    expect(eventRowLastTime([...packed.slice(0, 6), 0] as unknown as EventRowColumns)).toBeUndefined()
+    const nextSeq = rows[rows.length - 1]![1] + 1
+    const packedAt = rows.findIndex(row => row[2] !== 'event')
+    const packed = rows[packedAt]!
+    // The new updated_at is the time of the kept row's last event: a packed row's is read off its run.
+    expect(cutUpdatedAt('s', packed[1] + 1, nextSeq, 7, packed)).toBe(3000 + packed[1])
+    expect(cutUpdatedAt('s', 1, nextSeq, 7, rows[0])).toBe(rows[0]![4])
+    expect(cutUpdatedAt('s', 0, nextSeq, 7, undefined)).toBe(7)
+    const stale = (marker: number, before: EventRowColumns | undefined): unknown => {
+      try {
+        cutUpdatedAt('s', marker, nextSeq, 7, before)
+      } catch (error) {
+        return { code: (error as { code?: string }).code, message: (error as Error).message }
+      }
+      return 'went ahead'
+    }
+    const refusal = (marker: number, why: string) => ({ code: 'SESSION_CONFLICT', message: `session "s": repair is stale (cut at seq ${marker}: ${why})` })
+    for (const marker of [-1, nextSeq + 1, 1.5]) expect(stale(marker, rows[0])).toEqual(refusal(marker, 'not a seq of this log'))
+    expect(stale(1, undefined)).toEqual(refusal(1, 'no row ends right before it'))
+    // Inside the packed row: the row below the marker ends after it.
+    expect(stale(packed[0] + 2, packed)).toEqual(refusal(packed[0] + 2, 'no row ends right before it'))
+    expect(stale(packed[1] + 1, [...packed.slice(0, 6), 0] as unknown as EventRowColumns)).toEqual(refusal(packed[1] + 1, 'the row before it is not valid'))
   })
 })
