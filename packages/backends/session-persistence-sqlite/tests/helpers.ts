@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
-import { SESSION_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '@logbook/session'
+import type { SessionEvent } from '@logbook/session'
 import { encodeBatch, type EncodedRecord, type LockOwner } from '@logbook/session-persistence'
 import { rejection as kitRejection, thrown as kitThrown } from '@logbook/test-kit'
 import { SqliteBackend } from '../src/backend.ts'
@@ -13,27 +13,8 @@ import type { ConnectionOptions } from '../src/connection.ts'
 /** A never-aborted signal. */
 export const signal: AbortSignal = new AbortController().signal
 
-/** A valid header of `id` (`cwd` `/home/user/app`). */
-export function header(id: string, extra: Partial<SessionHeader> = {}): SessionHeader {
-  return { version: SESSION_FORMAT_VERSION, id, createdAt: 1_700_000_000_000, cwd: '/home/user/app', ...extra } as SessionHeader
-}
-
-/** A complete one-step turn `turn` starting at `seq` (6 events, 3 of them chunks). */
-export function turn(seq: number, turnNo = 1, time = 1_700_000_001_000): SessionEvent[] {
-  const t = (i: number): number => time + i * 10
-  const base = { turn: turnNo, step: 1 }
-  const chunk = (i: number, text: string) => ({
-    type: 'assistant/chunk', seq: seq + i, time: t(i), data: { ...base, chunk: { type: 'text-delta', index: 0, text } },
-  })
-  return [
-    { type: 'turn/start', seq, time: t(0), data: { turn: turnNo } },
-    { type: 'step/start', seq: seq + 1, time: t(1), data: base },
-    chunk(2, 'Hel'),
-    chunk(3, 'lo'),
-    chunk(4, '!'),
-    { type: 'turn/end', seq: seq + 5, time: t(5), data: { turn: turnNo, reason: { kind: 'completed' } } },
-  ] as unknown as SessionEvent[]
-}
+/** The samples the row-store backends' tests share: a valid header and a complete 6-event turn. */
+export { sampleHeader as header, sampleTurn as turn } from '@logbook/session-persistence-conformance'
 
 /** `count` scalar `todo/write` events from `seq` (one row each). */
 export function scalars(seq: number, count: number, time = 1_700_000_002_000): SessionEvent[] {

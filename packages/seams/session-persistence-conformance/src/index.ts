@@ -6,6 +6,7 @@
 
 export { runSessionPersistenceConformance } from './run.ts'
 export { changeOneDigit, rawRecordRow, type RawRecordRow } from './damage.ts'
+export { sampleHeader, sampleTurn } from './samples.ts'
 export type {
   Awaitable,
   ConformanceCapabilities,
