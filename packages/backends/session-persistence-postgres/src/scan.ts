@@ -1,11 +1,14 @@
 /**
  * Reading one session (02 §6b "Reads"): the session row and its event rows in one `REPEATABLE READ` snapshot. A full
- * scan reads every row in seq order; a seek reads the rows from `fromSeq − 1023` (a packed row holds ≤ 1024
- * members) whose last seq reaches `fromSeq`, through the `(session_id, seq)` key, never the whole log. Rows at or
- * beyond `next_seq` and rows missing below it are defects too.
+ * scan reads each row's body and checksum with the server's verdict on its columns (sql.ts `selectCheckedBodies`),
+ * and reads every column of every row again, in the same snapshot, only when that verdict, a checksum, a body or the
+ * seqs leave any doubt; the full columns then name the defect. A seek reads the rows from `fromSeq − 1023` (a packed
+ * row holds ≤ 1024 members) whose last seq reaches `fromSeq`, through the `(session_id, seq)` key, never the whole
+ * log. Rows at or beyond `next_seq` and rows missing below it are defects too.
  */
 import {
-  EventRowRecords, headerColumnProblem, parseHeaderColumn, ROW_SEEK_WINDOW, type EventRowColumns, type PhysicalScan, type RevisionRowCounts,
+  checkedBodyRecords, EventRowRecords, headerColumnProblem, parseHeaderColumn, ROW_SEEK_WINDOW, type CheckedBodyRow, type EventRowColumns,
+  type PhysicalScan, type RevisionRowCounts, type ScanRecord,
 } from '@logbook/session-persistence'
 import { headerChecksumProblem, revisionToken, type SessionRow } from './session-row.ts'
 import type { Client, PgStore } from './store.ts'
@@ -37,20 +40,27 @@ export async function scanSession(store: PgStore, id: string, fromSeq: number | 
   const read = await store.snapshot(async (client) => {
     const session = (await client.query<SessionRow>(store.sql.selectSession, [id])).rows[0]
     if (session === undefined) return undefined
+    if (!seek) {
+      // The bodies decode inside the snapshot, so a doubt reads the same rows' columns.
+      const checked = await client.query({ text: store.sql.selectCheckedBodies, values: [id], rowMode: 'array' })
+      const bodies = checked.rows as unknown as CheckedBodyRow[]
+      const quick = checkedBodyRecords(bodies, session.next_seq)
+      if (quick !== undefined) return { session, rowCount: bodies.length, ...quick }
+    }
     const rows = seek ? await selectRows(client, store, id, fromSeq - ROW_SEEK_WINDOW, fromSeq) : await selectRows(client, store, id, NO_BOUND, NO_BOUND)
-    return { session, rows }
+    const walk = new EventRowRecords(session.next_seq, seek ? fromSeq : 0)
+    walk.add(rows)
+    return { session, rowCount: rows.length, ...walk.finish() }
   })
   if (read === undefined) return undefined
-  const { session, rows } = read
+  const { session, rowCount } = read
+  const records: ScanRecord<number>[] = read.records
   const header = parseHeaderColumn(session)
   const headerDefect = headerChecksumProblem(session)
   const headerProblem = header === undefined ? undefined : headerColumnProblem(session, header)
   const revision = revisionToken(state.storeId, session.incarnation, session.revision)
-  const walk = new EventRowRecords(session.next_seq, seek ? fromSeq : 0)
-  walk.add(rows)
-  const { records, startSeq } = walk.finish()
-  state.countRead(rows.length)
-  const physicalLength = state.rowCounts.scanned(id, revision, rows.length, seek)
+  state.countRead(rowCount)
+  const physicalLength = state.rowCounts.scanned(id, revision, rowCount, seek)
   return {
     header,
     ...(headerProblem === undefined ? {} : { headerProblem }),
@@ -61,7 +71,7 @@ export async function scanSession(store: PgStore, id: string, fromSeq: number | 
     incarnation: session.incarnation,
     revision,
     physicalLength,
-    startSeq,
+    startSeq: read.startSeq,
     records,
   }
 }

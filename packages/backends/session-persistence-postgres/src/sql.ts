@@ -112,6 +112,24 @@ export class Statements {
       WHERE session_id = $1 AND seq >= $2 AND last_seq >= $3 ORDER BY seq`
   }
 
+  /**
+   * Every row of session `$1` in seq order as body, checksum and what the server can tell of its columns without
+   * parsing the body (rowMode array; see `checkedBodyRecords`): NULL for a scalar row whose body starts
+   * `{"type":<type>,"seq":<seq>,"time":<time>,` and whose `last_seq` is its `seq`; its `last_seq` for a packed row whose
+   * body starts `{"type":"<kind>","seq0":<seq>,"time0":<time>,` and whose type is `assistant/chunk`; -1 for any other
+   * row. `left` reads only the start of a body.
+   */
+  get selectCheckedBodies(): string {
+    const tags = ROW_KINDS.filter(kind => kind !== 'event').map(kind => `'${kind}'`).join(', ')
+    return `SELECT body, crc, CASE WHEN CASE WHEN kind = 'event'
+          THEN last_seq = seq AND type NOT IN (${tags})
+            AND left(body, length(type) + length(seq::text) + length(time::text) + 26) = '{"type":' || to_json(type)::text || ',"seq":' || seq || ',"time":' || time || ','
+          ELSE type = 'assistant/chunk'
+            AND left(body, length(kind) + length(seq::text) + length(time::text) + 28) = '{"type":"' || kind || '","seq0":' || seq || ',"time0":' || time || ',' END
+        THEN CASE WHEN kind = 'event' THEN NULL ELSE last_seq END ELSE -1 END
+      FROM ${this.events} WHERE session_id = $1 ORDER BY seq`
+  }
+
   get selectRowBefore(): string {
     return `SELECT seq, last_seq, kind, type, time, body, crc FROM ${this.events}
       WHERE session_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT 1`

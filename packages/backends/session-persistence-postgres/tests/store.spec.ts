@@ -7,11 +7,13 @@
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore from '@logbook/session'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { encodeBatch, recordChecksum } from '@logbook/session-persistence'
+import { checkedBodyRecords, encodeBatch, EventRowRecords, recordChecksum, type CheckedBodyRow, type EventRowColumns } from '@logbook/session-persistence'
 import { PostgresBackend } from '../src/backend.ts'
 import PostgresSessionPersistence from '../src/index.ts'
+import { Statements } from '../src/sql.ts'
 import { applicationName } from '../src/store.ts'
 import { freePort } from './server/throwaway.ts'
+import type { SessionEvent } from '@logbook/session'
 import { header, turn } from './events.ts'
 import { freshSchema, sql, useTestDatabase, withClient } from './fixture.ts'
 import { mountPostgres, type Mounted } from './mount.ts'
@@ -172,6 +174,64 @@ describe('row columns', () => {
   const rowsOf = (schema: string): string =>
     `SELECT seq::float8 AS seq, last_seq::float8 AS last_seq, kind, type, time::float8 AS time, body, crc::float8 AS crc
       FROM ${table(schema, 'logbook_events')} WHERE session_id = 's1' ORDER BY seq`
+
+  /** Two turns around a reasoning run and a named tool-call run: every row kind, text with quotes and non-ASCII. */
+  function everyKind(): SessionEvent[] {
+    const chunk = (seq: number, c: Record<string, unknown>) => ({ type: 'assistant/chunk', seq, time: 1_700_000_002_000 + seq, data: { turn: 2, step: 1, chunk: c } })
+    const reasoning = [0, 1, 2].map(i => chunk(7 + i, { type: 'reasoning-delta', index: 0, text: `"ü${i}\\` }))
+    const call = [0, 1, 2].map(i => chunk(10 + i, { type: 'tool-call-delta', index: 1, id: 'c1', name: 'read', argumentsDelta: `{"p":${i}` }))
+    return [...turn(0, 1), { type: 'turn/start', seq: 6, time: 1_700_000_002_006, data: { turn: 2 } }, ...reasoning, ...call,
+      { type: 'turn/end', seq: 13, time: 1_700_000_002_013, data: { turn: 2, reason: { kind: 'completed' } } }] as unknown as SessionEvent[]
+  }
+
+  /** The full scan's rows with the server's word on their columns, int8 values as numbers. */
+  async function checkedRows(schema: string): Promise<CheckedBodyRow[]> {
+    const rows = await withClient(database(), async client =>
+      (await client.query({ text: new Statements(schema).selectCheckedBodies, values: ['s1'], rowMode: 'array' })).rows as [string, string | null, string | null][])
+    return rows.map(([body, crc, columns]) => [body, crc === null ? null : Number(crc), columns === null ? null : Number(columns)])
+  }
+
+  it('P-106 the full scan\'s column check on the server agrees with every row of a valid log, and its records are the full columns\' records', async () => {
+    const schema = newSchema()
+    const m = await mount(schema)
+    await m.store('s1', everyKind())
+    const full = (await sql<{ seq: number; last_seq: number; kind: string; type: string; time: number; body: string; crc: number }>(database(),
+      `SELECT seq::float8 AS seq, last_seq::float8 AS last_seq, kind, type, time::float8 AS time, body, crc::float8 AS crc
+        FROM ${table(schema, 'logbook_events')} WHERE session_id = 's1' ORDER BY seq`))
+      .map((r): EventRowColumns => [r.seq, r.last_seq, r.kind, r.type, r.time, r.body, r.crc])
+    expect(new Set(full.map(row => row[2]))).toEqual(new Set(['event', 'text-chunks', 'reasoning-chunks', 'tool-call-chunks']))
+    const bodies = await checkedRows(schema)
+    // A scalar row's word is null, a packed row's its last_seq.
+    expect(bodies.map(row => row[2])).toEqual(full.map(row => row[2] === 'event' ? null : row[1]))
+    const walk = new EventRowRecords(14, 0)
+    walk.add(full)
+    expect(checkedBodyRecords(bodies, 14)).toEqual(walk.finish())
+    expect(await m.persistence.readFrom('s1', 0)).toEqual(everyKind())
+  })
+
+  it('P-106 the server finds exactly the row whose column disagrees with its body; a packed row\'s last_seq is handed to the client', async () => {
+    const cases: [string, number, number][] = [
+      [`type = 'step/end'`, 7, -1],
+      ['time = time + 1', 7, -1],
+      ['last_seq = 8', 7, -1],
+      [`kind = 'reasoning-chunks'`, 8, -1],
+      [`type = 'assistant/chunks'`, 8, -1],
+      ['time = time - 1', 8, -1],
+      ['last_seq = 9', 8, 9],
+      ['seq = 12, last_seq = 12', 11, -1],
+    ]
+    for (const [change, seq, word] of cases) {
+      const schema = newSchema()
+      const m = await mount(schema)
+      await m.store('s1', [...turn(0, 1), ...turn(6, 2)])
+      const valid = await checkedRows(schema)
+      await sql(database(), `UPDATE ${table(schema, 'logbook_events')} SET ${change} WHERE session_id = 's1' AND seq = ${seq}`)
+      const seqs = (await sql<{ seq: number }>(database(), `SELECT seq::float8 AS seq FROM ${table(schema, 'logbook_events')} WHERE session_id = 's1' ORDER BY seq`)).map(r => r.seq)
+      const changedAt = seqs.indexOf(change.startsWith('seq =') ? 12 : seq)
+      expect((await checkedRows(schema)).map(row => row[2]), change).toEqual(valid.map((row, i) => i === changedAt ? word : row[2]))
+      expect(checkedBodyRecords(await checkedRows(schema), 12), change).toBeUndefined()
+    }
+  })
 
   it('P-106 a column that disagrees with its intact body (checksum matching) is SESSION_CORRUPT naming the row on every read path; nothing is rewritten', async () => {
     const cases: [string, string, number, string][] = [

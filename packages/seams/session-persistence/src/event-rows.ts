@@ -95,6 +95,51 @@ export function cutUpdatedAt(sessionId: string, marker: number, nextSeq: number,
 }
 
 /**
+ * A full scan's event row as a row store selects it when the store compares the indexed columns with the body itself:
+ * the body, its checksum (`null` where the format has one and the row lacks it) and the store's word on the columns:
+ * `null` for a scalar row whose columns agree with its body, the `last_seq` column of a packed row whose other columns
+ * agree, anything else for a row whose columns do not (see `checkedBodyRecords`).
+ */
+export type CheckedBodyRow = readonly [body: string, crc: number | null, columns: number | null]
+
+/**
+ * A full scan's records from rows whose columns the store compared with their bodies (in SQL: `seq`, `type`, `kind`
+ * and `time` with the envelope the body text starts with, as the shared codec writes it, and a scalar row's
+ * `last_seq` with its `seq`), or `undefined` when this quick path cannot vouch for the log: a row the store found in
+ * disagreement, a packed row whose `last_seq` is not its run's end, a checksum that fails, a body that does not
+ * decode, decoded seqs that are not contiguous from 0 to `nextSeq`. The records are then those `EventRowRecords`
+ * makes of the same log's full columns, which the caller reads instead; they find the defect and name it.
+ */
+export function checkedBodyRecords(rows: readonly CheckedBodyRow[], nextSeq: number): { readonly records: ScanRecord<number>[]; readonly startSeq: 0 } | undefined {
+  const records: ScanRecord<number>[] = []
+  let end = 0
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!
+    const body = row[0]
+    if (row[1] !== recordChecksum(body)) return undefined
+    let value: unknown
+    try {
+      value = JSON.parse(body)
+    } catch {
+      return undefined
+    }
+    const result = decodeRecordValue(value)
+    if (!result.ok) return undefined
+    const { run } = result
+    let count = 1
+    if (run !== undefined) {
+      if (run.seq0 !== end || row[2] !== end + run.length - 1) return undefined
+      count = run.length
+    } else if (row[2] !== null || result.events.length !== 1 || (result.events[0] as { seq?: unknown } | null)?.seq !== end) {
+      return undefined
+    }
+    records.push({ marker: end, complete: true, result, eventCount: count })
+    end += count
+  }
+  return end === nextSeq ? { records, startSeq: 0 } : undefined
+}
+
+/**
  * A scan's records built from its event rows, added in seq order one batch (a page, or all) at a time, then finished
  * once. Rows ending before `fromSeq` (a seek's window reaches back one packed row) are skipped; `fromSeq` 0 is a full
  * scan. Rows are walked by index, not through an iterator: a cold resume runs this loop in V8's interpreter for

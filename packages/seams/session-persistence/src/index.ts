@@ -93,7 +93,7 @@ export {
   checksumProblem, decodeRecordText, decodeRecordValue, encodeBatch, hex8, MAX_ROW_BYTES, MAX_ROW_MEMBERS, recordChecksum,
 } from './record-codec.ts'
 export { headerColumnProblem, parseHeaderColumn, type HeaderColumns } from './header-columns.ts'
-export { cutUpdatedAt, EventRowRecords, ROW_SEEK_WINDOW, type EventRowColumns } from './event-rows.ts'
+export { checkedBodyRecords, cutUpdatedAt, EventRowRecords, ROW_SEEK_WINDOW, type CheckedBodyRow, type EventRowColumns } from './event-rows.ts'
 export { RevisionRowCounts } from './row-counts.ts'
 export { persistenceConfigFields, withRetryBounds } from './config.ts'
 export { createKeptCopy, fileStamp } from './kept-copies.ts'

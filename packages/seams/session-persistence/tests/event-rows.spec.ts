@@ -1,7 +1,7 @@
 import type { SessionEvent } from '@logbook/session'
 import { describe, expect, it } from 'vitest'
 import type { EncodedRecord, ScanRecord } from '../src/backend.ts'
-import { cutUpdatedAt, decodeEventRow, eventRowCount, EventRowRecords, type EventRowColumns } from '../src/event-rows.ts'
+import { checkedBodyRecords, cutUpdatedAt, decodeEventRow, eventRowCount, EventRowRecords, type CheckedBodyRow, type EventRowColumns } from '../src/event-rows.ts'
 import { decodeRecordText, encodeBatch, hex8, recordChecksum } from '../src/record-codec.ts'
 import { turn } from './helpers.ts'
 
@@ -137,5 +137,29 @@ describe('event rows (02 §6, §6b "Defects")', () => {
     // Inside the packed row: the row below the marker ends after it.
     expect(stale(packed[0] + 2, packed)).toEqual(refusal(packed[0] + 2, 'no row ends right before it'))
     expect(stale(packed[1] + 1, [...packed.slice(0, 6), 0] as unknown as EventRowColumns)).toEqual(refusal(packed[1] + 1, 'the row before it is not valid'))
+  })
+
+  it('makes the same records from bodies the store vouched for, and gives up on any doubt', () => {
+    const rows = storedRows()
+    const nextSeq = rows[rows.length - 1]![1] + 1
+    const bodies = (list: readonly EventRowColumns[]): CheckedBodyRow[] => list.map(row => [row[5], row[6] as number, row[2] === 'event' ? null : row[1]])
+    expect(checkedBodyRecords(bodies(rows), nextSeq)).toEqual(recordsOf(rows, nextSeq))
+    expect(checkedBodyRecords([], 0)).toEqual(recordsOf([], 0))
+    const doubts: [string, CheckedBodyRow[], number][] = [
+      ['a scalar row the store found in disagreement', bodies(rows).map((row, i) => i === 2 ? [row[0], row[1], -1] : row), nextSeq],
+      ['a packed row the store found in disagreement', bodies(rows).map((row, i) => i === 4 ? [row[0], row[1], -1] : row), nextSeq],
+      ["a packed row's last_seq short of its run", bodies(rows).map((row, i) => i === 4 ? [row[0], row[1], 10] : row), nextSeq],
+      ['a checksum that fails', bodies(rows).map((row, i) => i === 2 ? [row[0], (row[1]! + 1) >>> 0, null] : row), nextSeq],
+      ['a missing checksum', bodies(rows).map((row, i) => i === 2 ? [row[0], null, null] : row), nextSeq],
+      ['a body that is not JSON', [...bodies(rows.slice(0, 2)), ['{"type":', recordChecksum('{"type":'), null]], nextSeq],
+      ['a body that does not decode', [...bodies(rows.slice(0, 2)), ['{"type":"text-chunks"}', recordChecksum('{"type":"text-chunks"}'), null]], nextSeq],
+      ['a missing row', bodies([rows[0]!, ...rows.slice(2)]), nextSeq],
+      // Rows 0–2, then the packed row at 4–11: its 8 members would end at the next seq 11 if counted from 3.
+      ['a gap before a packed row', bodies([...rows.slice(0, 3), rows[4]!]), 11],
+      ['a row past the packed one missing', bodies(rows.filter(row => row[0] !== 12)), nextSeq],
+      ['rows short of the next seq', bodies(rows), nextSeq + 1],
+      ['rows beyond the next seq', bodies(rows), nextSeq - 1],
+    ]
+    for (const [doubt, list, next] of doubts) expect(checkedBodyRecords(list, next), doubt).toBeUndefined()
   })
 })
