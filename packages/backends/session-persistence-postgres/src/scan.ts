@@ -8,7 +8,7 @@
  */
 import {
   checkedBodyRecords, EventRowRecords, headerColumnProblem, parseHeaderColumn, ROW_SEEK_WINDOW, type CheckedBodyRow, type EventRowColumns,
-  type PhysicalScan, type RevisionRowCounts, type ScanRecord,
+  type PhysicalScan, type RevisionRowCounts,
 } from '@logbook/session-persistence'
 import { headerChecksumProblem, revisionToken, type SessionRow } from './session-row.ts'
 import type { Client, PgStore } from './store.ts'
@@ -53,8 +53,7 @@ export async function scanSession(store: PgStore, id: string, fromSeq: number | 
     return { session, rowCount: rows.length, ...walk.finish() }
   })
   if (read === undefined) return undefined
-  const { session, rowCount } = read
-  const records: ScanRecord<number>[] = read.records
+  const { session, rowCount, records, startSeq } = read
   const header = parseHeaderColumn(session)
   const headerDefect = headerChecksumProblem(session)
   const headerProblem = header === undefined ? undefined : headerColumnProblem(session, header)
@@ -71,7 +70,7 @@ export async function scanSession(store: PgStore, id: string, fromSeq: number | 
     incarnation: session.incarnation,
     revision,
     physicalLength,
-    startSeq: read.startSeq,
+    startSeq,
     records,
   }
 }

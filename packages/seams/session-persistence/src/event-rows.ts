@@ -6,7 +6,7 @@
  */
 import type { RecordResult, ScanRecord } from './backend.ts'
 import { SessionPersistenceError } from './errors.ts'
-import { checksumProblem, decodeRecordValue, MAX_ROW_MEMBERS, recordChecksum } from './record-codec.ts'
+import { checksumProblem, decodeRecordText, decodeRecordValue, MAX_ROW_MEMBERS, recordChecksum } from './record-codec.ts'
 import { recordColumnsProblem, recordLastTime } from './record-columns.ts'
 
 /**
@@ -117,13 +117,7 @@ export function checkedBodyRecords(rows: readonly CheckedBodyRow[], nextSeq: num
     const row = rows[i]!
     const body = row[0]
     if (row[1] !== recordChecksum(body)) return undefined
-    let value: unknown
-    try {
-      value = JSON.parse(body)
-    } catch {
-      return undefined
-    }
-    const result = decodeRecordValue(value)
+    const result = decodeRecordText(body)
     if (!result.ok) return undefined
     const { run } = result
     let count = 1
