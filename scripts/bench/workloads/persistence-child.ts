@@ -249,12 +249,14 @@ function listFloor(kind: BackendKind, dir: string): { ms: number; sessions: numb
 /**
  * The PostgreSQL floors, with plain `pg` on one connection: B2's reads the header row and every event row of `w` in
  * seq order and parses each (with `eager`, also builds every event frozen as `eagerBuild` does); B9's reads each
- * session's header row and its last record.
+ * session's header row and its last record. Sorts are off on the connection, as in the backend's read snapshot, so
+ * the rows come in key order, never after a sort of the whole log.
  */
 async function pgFloor(step: 'read-floor' | 'eager-build' | 'list-floor'): Promise<Record<string, number>> {
   const client = await pgClient(benchUrl())
   const s = `"${BENCH_SCHEMA}"`
   try {
+    await client.query('SET enable_sort = off')
     collectGarbage()
     const start = performance.now()
     if (step === 'list-floor') {

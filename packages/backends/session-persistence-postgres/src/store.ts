@@ -126,9 +126,13 @@ export class PgStore {
     }
   }
 
-  /** Read in one snapshot: a `REPEATABLE READ READ ONLY` transaction. */
+  /**
+   * Read in one snapshot: a `REPEATABLE READ READ ONLY` transaction in which the planner avoids sorts, so a session's
+   * rows come in `(session_id, seq)` key order as the server reads them rather than after a sort of the whole log
+   * (which spills to disk beyond `work_mem` and sends nothing until it ends).
+   */
   snapshot<T>(fn: (client: Client) => Promise<T>): Promise<T> {
-    return this.transaction(fn, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+    return this.transaction(fn, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL enable_sort = off')
   }
 
   /** Close every connection. Idempotent. */

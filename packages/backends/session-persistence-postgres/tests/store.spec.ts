@@ -11,7 +11,7 @@ import { checkedBodyRecords, encodeBatch, EventRowRecords, recordChecksum, type 
 import { PostgresBackend } from '../src/backend.ts'
 import PostgresSessionPersistence from '../src/index.ts'
 import { Statements } from '../src/sql.ts'
-import { applicationName } from '../src/store.ts'
+import { applicationName, PgStore, type Client } from '../src/store.ts'
 import { freePort } from './server/throwaway.ts'
 import type { SessionEvent } from '@logbook/session'
 import { header, turn } from './events.ts'
@@ -231,6 +231,29 @@ describe('row columns', () => {
       expect((await checkedRows(schema)).map(row => row[2]), change).toEqual(valid.map((row, i) => i === changedAt ? word : row[2]))
       expect(checkedBodyRecords(await checkedRows(schema), 12), change).toBeUndefined()
     }
+  })
+
+  it('P-186 a full scan\'s rows come in key order with no sort, whatever the planner\'s statistics', async () => {
+    const schema = newSchema()
+    const m = await mount(schema)
+    // The statistics a bulk write leaves until autovacuum's next ANALYZE: none.
+    await sql(database(), `ALTER TABLE ${table(schema, 'logbook_events')} SET (autovacuum_enabled = false)`)
+    const events: SessionEvent[] = []
+    for (let i = 0; i < 500; i++) events.push(...turn(i * 6, i + 1, 1_700_000_001_000 + i * 100))
+    await m.store('s1', events)
+    const store = new PgStore({ connectionString: database(), schema, poolSize: 1, statementTimeoutMs: 0, connectTimeoutMs: 5000, ssl: false })
+    try {
+      const explain = async (read: (fn: (client: Client) => Promise<string>) => Promise<string>): Promise<string> =>
+        read(async client => (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${store.sql.selectCheckedBodies}`, ['s1'])).rows.map(row => row['QUERY PLAN']).join('\n'))
+      // A plain transaction sorts the whole log after a bitmap scan; the read snapshot reads it in key order.
+      expect(await explain(fn => store.transaction(fn))).toMatch(/Sort/)
+      const plan = await explain(fn => store.snapshot(fn))
+      expect(plan).toMatch(/^Index Scan using logbook_events_pkey/)
+      expect(plan).not.toMatch(/Sort/)
+    } finally {
+      await store.end()
+    }
+    expect(await m.persistence.readFrom('s1', 0)).toEqual(events)
   })
 
   it('P-106 a column that disagrees with its intact body (checksum matching) is SESSION_CORRUPT naming the row on every read path; nothing is rewritten', async () => {
