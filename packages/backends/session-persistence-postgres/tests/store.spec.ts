@@ -195,9 +195,7 @@ describe('row columns', () => {
     const schema = newSchema()
     const m = await mount(schema)
     await m.store('s1', everyKind())
-    const full = (await sql<{ seq: number; last_seq: number; kind: string; type: string; time: number; body: string; crc: number }>(database(),
-      `SELECT seq::float8 AS seq, last_seq::float8 AS last_seq, kind, type, time::float8 AS time, body, crc::float8 AS crc
-        FROM ${table(schema, 'logbook_events')} WHERE session_id = 's1' ORDER BY seq`))
+    const full = (await sql<{ seq: number; last_seq: number; kind: string; type: string; time: number; body: string; crc: number }>(database(), rowsOf(schema)))
       .map((r): EventRowColumns => [r.seq, r.last_seq, r.kind, r.type, r.time, r.body, r.crc])
     expect(new Set(full.map(row => row[2]))).toEqual(new Set(['event', 'text-chunks', 'reasoning-chunks', 'tool-call-chunks']))
     const bodies = await checkedRows(schema)
@@ -226,7 +224,7 @@ describe('row columns', () => {
       await m.store('s1', [...turn(0, 1), ...turn(6, 2)])
       const valid = await checkedRows(schema)
       await sql(database(), `UPDATE ${table(schema, 'logbook_events')} SET ${change} WHERE session_id = 's1' AND seq = ${seq}`)
-      const seqs = (await sql<{ seq: number }>(database(), `SELECT seq::float8 AS seq FROM ${table(schema, 'logbook_events')} WHERE session_id = 's1' ORDER BY seq`)).map(r => r.seq)
+      const seqs = (await sql<{ seq: number }>(database(), rowsOf(schema))).map(r => r.seq)
       const changedAt = seqs.indexOf(change.startsWith('seq =') ? 12 : seq)
       expect((await checkedRows(schema)).map(row => row[2]), change).toEqual(valid.map((row, i) => i === changedAt ? word : row[2]))
       expect(checkedBodyRecords(await checkedRows(schema), 12), change).toBeUndefined()
