@@ -183,6 +183,8 @@ export class PostgresBackend implements PersistenceBackend<number, LeaseToken> {
       if (row === undefined || revisionToken(this.storeId, row.incarnation, row.revision) !== expectRevision) {
         throw conflict(id, 'the revision to delete is no longer current')
       }
+      // The session row is locked above, so no append can add rows between these two statements.
+      await client.query(this.store.sql.deleteSessionEvents, [id])
       await client.query(this.store.sql.deleteSession, [id])
       await client.query(this.store.sql.deleteLease, [id, token.lease])
     })

@@ -10,13 +10,19 @@ import { REFERENCE_COLUMNS } from './sql.ts'
 import type { Client, PgStore } from './store.ts'
 
 /** The schema version this build reads and writes. */
-export const LOGBOOK_PG_SCHEMA_VERSION = 1
+export const LOGBOOK_PG_SCHEMA_VERSION = 2
 
 /**
- * Steps from version `v` to `v + 1`, in order. Version 1 is the first, so there is no step yet; a later version
- * adds its step here and the start transaction runs every step from the stored version on.
+ * Steps from version `v` to `v + 1`, in order; the start transaction runs every step from the stored version on and
+ * then records this build's version.
  */
-const MIGRATIONS: Readonly<Record<number, (client: Client, store: PgStore) => Promise<void>>> = {}
+const MIGRATIONS: Readonly<Record<number, (client: Client, store: PgStore) => Promise<void>>> = {
+  // 1 → 2: event rows lose their foreign key to the session row; a delete removes them itself.
+  1: async (client, store) => {
+    const keys = (await client.query<{ conname: string }>(store.sql.eventForeignKeys)).rows
+    for (const key of keys) await client.query(store.sql.dropEventConstraint(key.conname))
+  },
+}
 
 interface ColumnRow {
   readonly table_name: string
@@ -52,7 +58,7 @@ async function checkOrCreate(client: Client, store: PgStore): Promise<string> {
   const byTable = new Map<string, ColumnRow[]>()
   for (const column of columns) byTable.set(column.table_name, [...(byTable.get(column.table_name) ?? []), column])
   if (byTable.size === 0) {
-    for (const statement of sql.createV1()) await client.query(statement)
+    for (const statement of sql.create()) await client.query(statement)
     const storeId = randomUUID()
     await client.query(sql.insertStore, [storeId, LOGBOOK_PG_SCHEMA_VERSION, Date.now()])
     return storeId
@@ -78,6 +84,7 @@ async function checkOrCreate(client: Client, store: PgStore): Promise<string> {
     }
     await step(client, store)
   }
+  if (row.schema_version !== LOGBOOK_PG_SCHEMA_VERSION) await client.query(sql.setSchemaVersion, [LOGBOOK_PG_SCHEMA_VERSION])
   for (const table of Object.keys(REFERENCE_COLUMNS)) {
     const found = byTable.get(table)
     const problem = found === undefined ? `table ${table} is missing` : tableProblem(table, found)

@@ -57,8 +57,12 @@ export class Statements {
     this.checkpoints = `${s}.logbook_projection_checkpoints`
   }
 
-  /** Schema version 1, created in one transaction (after `CREATE SCHEMA IF NOT EXISTS`). */
-  createV1(): string[] {
+  /**
+   * The current schema version, created in one transaction (after `CREATE SCHEMA IF NOT EXISTS`). Event rows carry
+   * no foreign key to their session row: the fence already requires that row (and locks it) in every write, and
+   * a foreign key's check per inserted row cost a fenced append more than any other part of its statement.
+   */
+  create(): string[] {
     const kinds = ROW_KINDS.map(kind => `'${kind}'`).join(', ')
     return [
       `CREATE SCHEMA IF NOT EXISTS ${ident(this.schema)}`,
@@ -67,7 +71,7 @@ export class Statements {
       `CREATE TABLE ${this.sessions} (id text COLLATE "C" PRIMARY KEY, version integer NOT NULL, created_at bigint NOT NULL,
         cwd text, parent_session text, header text NOT NULL, incarnation text NOT NULL, next_seq bigint NOT NULL,
         updated_at bigint NOT NULL, revision bigint NOT NULL, crc bigint NOT NULL)`,
-      `CREATE TABLE ${this.events} (session_id text COLLATE "C" NOT NULL REFERENCES ${this.sessions} (id) ON DELETE CASCADE,
+      `CREATE TABLE ${this.events} (session_id text COLLATE "C" NOT NULL,
         seq bigint NOT NULL, last_seq bigint NOT NULL, kind text NOT NULL CHECK (kind IN (${kinds})), type text NOT NULL,
         time bigint NOT NULL, body text NOT NULL, crc bigint NOT NULL, PRIMARY KEY (session_id, seq))`,
       `CREATE TABLE ${this.leases} (session_id text COLLATE "C" PRIMARY KEY, owner_id text NOT NULL, pid integer NOT NULL,
@@ -192,6 +196,24 @@ export class Statements {
 
   get deleteCheckpointFrom(): string {
     return `DELETE FROM ${this.checkpoints} WHERE session_id = $1 AND seq >= $2`
+  }
+
+  /** The foreign keys of the event table (schema version 1 had one to the session row). */
+  get eventForeignKeys(): string {
+    return `SELECT conname FROM pg_constraint WHERE conrelid = '${this.events}'::regclass AND contype = 'f' ORDER BY conname`
+  }
+
+  /** Drop the event table's constraint `name` (a name from `eventForeignKeys`). */
+  dropEventConstraint(name: string): string {
+    return `ALTER TABLE ${this.events} DROP CONSTRAINT ${ident(name)}`
+  }
+
+  get setSchemaVersion(): string {
+    return `UPDATE ${this.store} SET schema_version = $1 WHERE singleton = 1`
+  }
+
+  get deleteSessionEvents(): string {
+    return `DELETE FROM ${this.events} WHERE session_id = $1`
   }
 
   get deleteSession(): string {

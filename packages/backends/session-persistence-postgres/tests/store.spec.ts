@@ -65,6 +65,10 @@ async function bootError(config: Record<string, unknown>): Promise<Error & { cod
 
 const table = (schema: string, name: string): string => `"${schema}".${name}`
 
+/** The seqs of every event a scan decoded, in order. */
+const scannedSeqs = (scan: { readonly records: readonly { readonly result: { ok: boolean; events?: readonly SessionEvent[] } }[] }): number[] =>
+  scan.records.flatMap(r => (r.result.ok ? r.result.events! : [])).map(e => e.seq)
+
 /** A started backend of its own, on a fresh schema, driven directly (no coordinator). */
 async function rawBackend(leaseDurationMs: number): Promise<{ backend: PostgresBackend; signal: AbortSignal; schema: string }> {
   const schema = newSchema()
@@ -75,13 +79,13 @@ async function rawBackend(leaseDurationMs: number): Promise<{ backend: PostgresB
 }
 
 describe('schema', () => {
-  it('P-119 is created at start in version 1 with the five tables; two boots at once create it once', async () => {
+  it('P-119 is created at start in version 2 with the five tables; two boots at once create it once', async () => {
     const schema = newSchema()
     const backends = [0, 1, 2].map(() => new PostgresBackend({ connectionString: database(), schema, poolSize: 2, statementTimeoutMs: 0, connectTimeoutMs: 5000, ssl: false, leaseDurationMs: 30_000 }))
     await Promise.all(backends.map(b => b.start(new AbortController().signal)))
     const rows = await sql<{ store_id: string; schema_version: number }>(database(), `SELECT store_id, schema_version FROM ${table(schema, 'logbook_store')}`)
     expect(rows).toHaveLength(1)
-    expect(rows[0]!.schema_version).toBe(1)
+    expect(rows[0]!.schema_version).toBe(2)
     const tables = await sql<{ table_name: string }>(database(), `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`, [schema])
     expect(tables.map(t => t.table_name)).toEqual(['logbook_events', 'logbook_leases', 'logbook_projection_checkpoints', 'logbook_sessions', 'logbook_store'])
     for (const b of backends) await b.close()
@@ -91,10 +95,10 @@ describe('schema', () => {
     const newer = newSchema()
     await (await mount(newer)).stop()
     mounts.length = 0
-    await sql(database(), `UPDATE ${table(newer, 'logbook_store')} SET schema_version = 2`)
+    await sql(database(), `UPDATE ${table(newer, 'logbook_store')} SET schema_version = 3`)
     const error = await bootError({ connectionString: database(), schema: newer })
     expect(error.code).toBe('STORE_INCOMPATIBLE')
-    expect(error.message).toMatch(/newer Logbook \(schema version 2, this build reads 1\): upgrade Logbook/)
+    expect(error.message).toMatch(/newer Logbook \(schema version 3, this build reads 2\): upgrade Logbook/)
     expect((error as { details?: { direction?: string } }).details?.direction).toBe('newer')
 
     const foreign = newSchema()
@@ -108,6 +112,45 @@ describe('schema', () => {
     const alteredError = await bootError({ connectionString: database(), schema: altered })
     expect(alteredError.code).toBe('STORE_FOREIGN')
     expect(alteredError.message).toMatch(/table logbook_events has columns/)
+  })
+  it('P-187 a version-1 store is migrated at start: the event rows lose their foreign key, the sessions read as before; a delete removes its rows itself', async () => {
+    const schema = newSchema()
+    const events = [...turn(0, 1), ...turn(6, 2)]
+    const first = await mount(schema)
+    await first.store('s1', events)
+    await first.stop()
+    mounts.length = 0
+    // Version 1 as it was created: the event rows reference their session row, and the store says version 1.
+    await sql(database(), `ALTER TABLE ${table(schema, 'logbook_events')} ADD FOREIGN KEY (session_id) REFERENCES ${table(schema, 'logbook_sessions')} (id) ON DELETE CASCADE`)
+    await sql(database(), `UPDATE ${table(schema, 'logbook_store')} SET schema_version = 1`)
+    const foreignKeys = (): Promise<unknown[]> => sql(database(), `SELECT conname FROM pg_constraint WHERE conrelid = '${table(schema, 'logbook_events')}'::regclass AND contype = 'f'`)
+    expect(await foreignKeys()).toHaveLength(1)
+
+    const { backend, signal } = await (async () => {
+      const b = new PostgresBackend({ connectionString: database(), schema, poolSize: 2, statementTimeoutMs: 0, connectTimeoutMs: 5000, ssl: false, leaseDurationMs: 30_000 })
+      const s = new AbortController().signal
+      await b.start(s)
+      return { backend: b, signal: s }
+    })()
+    try {
+      expect((await sql<{ schema_version: number }>(database(), `SELECT schema_version FROM ${table(schema, 'logbook_store')}`))[0]!.schema_version).toBe(2)
+      expect(await foreignKeys()).toEqual([])
+      const scanned = (await backend.scan('s1', {}, signal))!
+      expect(scannedSeqs(scanned)).toEqual(events.map(e => e.seq))
+
+      const { randomUUID } = await import('node:crypto')
+      const { hostname } = await import('node:os')
+      const token = await backend.lock('s1', { ownerId: randomUUID(), pid: process.pid, host: hostname(), processStart: null, acquiredAt: 1 }, signal)
+      await backend.remove(token, scanned.revision, signal)
+      await backend.unlock(token, signal)
+      expect(await sql(database(), `SELECT seq FROM ${table(schema, 'logbook_events')} WHERE session_id = 's1'`)).toEqual([])
+      const again = await backend.lock('s1', { ownerId: randomUUID(), pid: process.pid, host: hostname(), processStart: null, acquiredAt: 1 }, signal)
+      await backend.materialize(again, header('s1'), encodeBatch(turn(0, 1), true), signal)
+      expect(scannedSeqs((await backend.scan('s1', {}, signal))!)).toEqual(turn(0, 1).map(e => e.seq))
+      await backend.unlock(again, signal)
+    } finally {
+      await backend.close()
+    }
   })
 })
 
