@@ -6,8 +6,10 @@
  */
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore from '@logbook/session'
+import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { checkedBodyRecords, encodeBatch, EventRowRecords, recordChecksum, type CheckedBodyRow, type EventRowColumns } from '@logbook/session-persistence'
+import { checkedBodyRecords, encodeBatch, EventRowRecords, recordChecksum, type CheckedBodyRow, type EventRowColumns, type LockOwner } from '@logbook/session-persistence'
 import { PostgresBackend } from '../src/backend.ts'
 import PostgresSessionPersistence from '../src/index.ts'
 import { Statements } from '../src/sql.ts'
@@ -63,15 +65,17 @@ async function bootError(config: Record<string, unknown>): Promise<Error & { cod
   }
 }
 
+/** A lock owner of this process, new each call. */
+const freshOwner = (): LockOwner => ({ ownerId: randomUUID(), pid: process.pid, host: hostname(), processStart: null, acquiredAt: 1 })
+
 const table = (schema: string, name: string): string => `"${schema}".${name}`
 
 /** The seqs of every event a scan decoded, in order. */
 const scannedSeqs = (scan: { readonly records: readonly { readonly result: { ok: boolean; events?: readonly SessionEvent[] } }[] }): number[] =>
   scan.records.flatMap(r => (r.result.ok ? r.result.events! : [])).map(e => e.seq)
 
-/** A started backend of its own, on a fresh schema, driven directly (no coordinator). */
-async function rawBackend(leaseDurationMs: number): Promise<{ backend: PostgresBackend; signal: AbortSignal; schema: string }> {
-  const schema = newSchema()
+/** A started backend of its own, on a fresh schema unless one is given, driven directly (no coordinator). */
+async function rawBackend(leaseDurationMs: number, schema = newSchema()): Promise<{ backend: PostgresBackend; signal: AbortSignal; schema: string }> {
   const backend = new PostgresBackend({ connectionString: database(), schema, poolSize: 2, statementTimeoutMs: 0, connectTimeoutMs: 5000, ssl: false, leaseDurationMs })
   const signal = new AbortController().signal
   await backend.start(signal)
@@ -113,6 +117,7 @@ describe('schema', () => {
     expect(alteredError.code).toBe('STORE_FOREIGN')
     expect(alteredError.message).toMatch(/table logbook_events has columns/)
   })
+
   it('P-187 a version-1 store is migrated at start: the event rows lose their foreign key, the sessions read as before; a delete removes its rows itself', async () => {
     const schema = newSchema()
     const events = [...turn(0, 1), ...turn(6, 2)]
@@ -126,25 +131,18 @@ describe('schema', () => {
     const foreignKeys = (): Promise<unknown[]> => sql(database(), `SELECT conname FROM pg_constraint WHERE conrelid = '${table(schema, 'logbook_events')}'::regclass AND contype = 'f'`)
     expect(await foreignKeys()).toHaveLength(1)
 
-    const { backend, signal } = await (async () => {
-      const b = new PostgresBackend({ connectionString: database(), schema, poolSize: 2, statementTimeoutMs: 0, connectTimeoutMs: 5000, ssl: false, leaseDurationMs: 30_000 })
-      const s = new AbortController().signal
-      await b.start(s)
-      return { backend: b, signal: s }
-    })()
+    const { backend, signal } = await rawBackend(30_000, schema)
     try {
       expect((await sql<{ schema_version: number }>(database(), `SELECT schema_version FROM ${table(schema, 'logbook_store')}`))[0]!.schema_version).toBe(2)
       expect(await foreignKeys()).toEqual([])
       const scanned = (await backend.scan('s1', {}, signal))!
       expect(scannedSeqs(scanned)).toEqual(events.map(e => e.seq))
 
-      const { randomUUID } = await import('node:crypto')
-      const { hostname } = await import('node:os')
-      const token = await backend.lock('s1', { ownerId: randomUUID(), pid: process.pid, host: hostname(), processStart: null, acquiredAt: 1 }, signal)
+      const token = await backend.lock('s1', freshOwner(), signal)
       await backend.remove(token, scanned.revision, signal)
       await backend.unlock(token, signal)
       expect(await sql(database(), `SELECT seq FROM ${table(schema, 'logbook_events')} WHERE session_id = 's1'`)).toEqual([])
-      const again = await backend.lock('s1', { ownerId: randomUUID(), pid: process.pid, host: hostname(), processStart: null, acquiredAt: 1 }, signal)
+      const again = await backend.lock('s1', freshOwner(), signal)
       await backend.materialize(again, header('s1'), encodeBatch(turn(0, 1), true), signal)
       expect(scannedSeqs((await backend.scan('s1', {}, signal))!)).toEqual(turn(0, 1).map(e => e.seq))
       await backend.unlock(again, signal)
@@ -390,10 +388,8 @@ describe('revision', () => {
   it('P-185 revision() is the revision a scan reports, from the session row; it follows appends and a delete', async () => {
     const { backend, signal } = await rawBackend(30_000)
     try {
-      const { randomUUID } = await import('node:crypto')
-      const { hostname } = await import('node:os')
       expect(await backend.revision('s1', signal)).toBeUndefined()
-      const token = await backend.lock('s1', { ownerId: randomUUID(), pid: process.pid, host: hostname(), processStart: null, acquiredAt: 1 }, signal)
+      const token = await backend.lock('s1', freshOwner(), signal)
       const first = await backend.materialize(token, header('s1'), encodeBatch(turn(0), true), signal)
       expect(await backend.revision('s1', signal)).toBe(first.revision)
       const second = await backend.append(token, first, encodeBatch(turn(6, 2), true), signal)
@@ -413,9 +409,7 @@ describe('lease renewal', () => {
     const { backend, signal, schema } = await rawBackend(60_000)
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
     try {
-      const { randomUUID } = await import('node:crypto')
-      const { hostname } = await import('node:os')
-      const token = await backend.lock('s1', { ownerId: randomUUID(), pid: process.pid, host: hostname(), processStart: null, acquiredAt: 1 }, signal)
+      const token = await backend.lock('s1', freshOwner(), signal)
       const expiry = async (): Promise<number> =>
         (await sql<{ ms: number }>(database(), `SELECT (extract(epoch FROM expires_at - now()) * 1000)::float8 AS ms FROM ${table(schema, 'logbook_leases')}`))[0]!.ms
       await sql(database(), `UPDATE ${table(schema, 'logbook_leases')} SET expires_at = now() + interval '5 seconds'`)
