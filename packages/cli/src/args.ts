@@ -163,7 +163,7 @@ export function expectPositionals(args: ParsedArgs, names: readonly string[], op
  * @throws CliError `USAGE`
  */
 export function integerOption(value: string, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!/^\d+$/.test(value)) throw usageError(`option --${name} must be an integer, got "${value}"`)
+  if (!/^\d+$/.test(value)) throw usageError(`option --${name} must be a non-negative integer, got "${value}"`)
   const number = Number(value)
   if (!Number.isSafeInteger(number) || number < min || number > max) {
     throw usageError(`option --${name} must be between ${min} and ${max}, got ${value}`)

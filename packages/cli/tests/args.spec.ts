@@ -50,7 +50,7 @@ describe('command-line parsing', () => {
     expect(usage(() => expectPositionals(parseCommandLine(['show']), ['id']))).toBe('show needs <id>')
     expect(usage(() => expectPositionals(parseCommandLine(['show', 'a', 'b']), ['id']))).toBe('unexpected argument "b"')
     expect(integerOption('20', 'limit', 1, 500)).toBe(20)
-    expect(usage(() => integerOption('-1', 'at', 0))).toBe('option --at must be an integer, got "-1"')
+    expect(usage(() => integerOption('-1', 'at', 0))).toBe('option --at must be a non-negative integer, got "-1"')
     expect(usage(() => integerOption('501', 'limit', 1, 500))).toBe('option --limit must be between 1 and 500, got 501')
   })
 

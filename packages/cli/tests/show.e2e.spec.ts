@@ -99,7 +99,7 @@ describe('logbook show --at', () => {
     const past = await logbook(['show', 'a1', '--at', String(stored.length)], { cwd })
     expect(past.code).toBe(2)
     expect(lines(past.stderr)).toEqual([`logbook: --at ${stored.length} is past the end of session "a1" (${stored.length} events) [USAGE]`])
-    expect(lines((await logbook(['show', 'a1', '--at', 'x'], { cwd })).stderr)).toEqual(['logbook: option --at must be an integer, got "x" [USAGE]'])
+    expect(lines((await logbook(['show', 'a1', '--at', 'x'], { cwd })).stderr)).toEqual(['logbook: option --at must be a non-negative integer, got "x" [USAGE]'])
     expect(lines((await logbook(['show', 'a1', '--surface', '--at', '3'], { cwd })).stderr)).toEqual(['logbook: --at cannot be combined with --surface [USAGE]'])
   })
 })

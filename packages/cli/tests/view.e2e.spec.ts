@@ -44,7 +44,7 @@ describe('logbook view', () => {
   it('L-170 a bad --port is a usage error (2); a taken port is one line LISTEN_FAILED (1)', async () => {
     const bad = await logbook(['view', '--port', 'eighty'], { cwd })
     expect(bad.code).toBe(2)
-    expect(lines(bad.stderr)).toEqual(['logbook: option --port must be an integer, got "eighty" [USAGE]'])
+    expect(lines(bad.stderr)).toEqual(['logbook: option --port must be a non-negative integer, got "eighty" [USAGE]'])
     const taken = createServer()
     await new Promise<void>(resolve => taken.listen(0, '127.0.0.1', resolve))
     const port = (taken.address() as { port: number }).port
