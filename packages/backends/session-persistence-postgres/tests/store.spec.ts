@@ -9,7 +9,7 @@ import SessionStore from '@logbook/session'
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { checkedBodyRecords, encodeBatch, EventRowRecords, recordChecksum, type CheckedBodyRow, type EventRowColumns, type LockOwner } from '@logbook/session-persistence'
+import { checkedBodyRecords, encodeBatch, EventRowRecords, recordChecksum, type CheckedBodyRow, type EventRowColumns, type LockOwner, type PhysicalScan } from '@logbook/session-persistence'
 import { PostgresBackend } from '../src/backend.ts'
 import PostgresSessionPersistence from '../src/index.ts'
 import { Statements } from '../src/sql.ts'
@@ -71,8 +71,7 @@ const freshOwner = (): LockOwner => ({ ownerId: randomUUID(), pid: process.pid, 
 const table = (schema: string, name: string): string => `"${schema}".${name}`
 
 /** The seqs of every event a scan decoded, in order. */
-const scannedSeqs = (scan: { readonly records: readonly { readonly result: { ok: boolean; events?: readonly SessionEvent[] } }[] }): number[] =>
-  scan.records.flatMap(r => (r.result.ok ? r.result.events! : [])).map(e => e.seq)
+const scannedSeqs = (scan: PhysicalScan<number>): number[] => scan.records.flatMap(r => (r.result.ok ? r.result.events.map(e => e.seq) : []))
 
 /** A started backend of its own, on a fresh schema unless one is given, driven directly (no coordinator). */
 async function rawBackend(leaseDurationMs: number, schema = newSchema()): Promise<{ backend: PostgresBackend; signal: AbortSignal; schema: string }> {
